@@ -1,0 +1,202 @@
+/**
+ * The HTTP application: Fastify with JSON logs (keys redacted), one error shape for every
+ * error status, `X-Request-Id` on every response, the four routes of the interface and the
+ * operational routes (/healthz, /readyz, /metrics, /openapi.json, /docs).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import Fastify from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Store } from '../store/store.js';
+import { parseAddress } from '../core/syntax/address.js';
+import type { VerifyService } from '../service/verify-service.js';
+import type { BatchService } from '../service/batch-service.js';
+import type { ResultsService } from '../service/results-service.js';
+import type { Metrics } from '../service/metrics.js';
+import { ApiError, ERROR_CATALOG } from './errors.js';
+import { authenticate } from './auth.js';
+import type { RateLimitDefaults } from './auth.js';
+import { verifyRoute } from './routes/verify.js';
+import { requestRoutes } from './routes/requests.js';
+import { opsRoutes } from './routes/ops.js';
+import { openapiOptions } from './openapi.js';
+
+export interface AppDeps {
+  store: Store;
+  verify: VerifyService;
+  batches: BatchService;
+  results: ResultsService;
+  metrics: Metrics;
+  rateLimits: RateLimitDefaults;
+  /** false, or a pino level ('info', 'warn', ...). */
+  logLevel: string | false;
+  logStream?: NodeJS.WritableStream;
+  isShuttingDown: () => boolean;
+  now?: () => Date;
+  /** How long a client may take to send a whole request, headers and body (default 60 s). */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * The largest body the spec allows: 10,000 addresses of 320 characters. Characters of an
+ * internationalised address (RFC 6531) take up to 4 bytes in UTF-8, so 10,000 × (320 × 4 + 3)
+ * ≈ 12.2 MiB; 16 MiB leaves room for whitespace. (The receive deadline bounds slow senders.)
+ */
+const BODY_LIMIT = 16 * 1024 * 1024;
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: ApiError): FastifyReply {
+  // Overload and shutdown are temporary: say when to come back, like a 429 does.
+  const retry = err.status === 503 && !err.headers['retry-after'] ? { 'retry-after': '1' } : {};
+  return reply
+    .code(err.status)
+    .headers({ ...err.headers, ...retry })
+    .header('x-request-id', request.id)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ error: { code: err.code, message: err.message, requestId: request.id } }));
+}
+
+/** Maps anything thrown into the catalog: schema breaks and parser refusals are 400, never 500. */
+function toApiError(err: FastifyError & { validationContext?: string }): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err.validation) {
+    const first = err.validation[0];
+    if (err.validationContext === 'headers') return new ApiError('missing_idempotency_key');
+    const path = first?.instancePath ?? '';
+    const emailItem = /^\/emails\/(\d+)$/.exec(path);
+    if (emailItem && (first?.keyword === 'format' || first?.keyword === 'maxLength' || first?.keyword === 'type')) {
+      return new ApiError('invalid_email', `emails[${emailItem[1]}] is not a valid address`);
+    }
+    if (path === '/email' && (first?.keyword === 'format' || first?.keyword === 'maxLength')) {
+      return new ApiError('invalid_email', 'email is not a valid address');
+    }
+    return new ApiError('invalid_request', `${err.validationContext ?? 'request'}${path} ${first?.message ?? 'is invalid'}`.trim());
+  }
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    // Malformed JSON, wrong content type, oversized or empty body: the spec's 400.
+    return new ApiError('invalid_request', err.message);
+  }
+  return new ApiError('internal_error');
+}
+
+/**
+ * Broken HTTP framing (bad Content-Length, headers over 16 KiB, garbage request lines) never
+ * reaches a route: answer it in the spec's error shape too, with a fresh X-Request-Id, instead
+ * of Fastify's own body (400/408/431 without one).
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Never in the middle of an answer already being written on this connection (as Node does).
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const requestId = randomUUID();
+    const message =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'The request headers are too large.'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'The request was not received in time.'
+          : 'The request is not valid HTTP.';
+    const body = JSON.stringify({ error: { code: 'invalid_request', message, requestId } });
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+/** RFC 8259 §8.1: JSON text exchanged between systems MUST be UTF-8; bytes that are not are refused, not replaced by U+FFFD. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const requestTimeout = deps.requestTimeoutMs ?? 60_000;
+  const app = Fastify({
+    logger:
+      deps.logLevel === false
+        ? false
+        : {
+            level: deps.logLevel,
+            // Keys never reach the logs (DESIGN.md §3), even if a serializer starts logging headers.
+            redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
+            ...(deps.logStream ? { stream: deps.logStream } : {}),
+          },
+    // Requests that arrive while closing reach our handlers, which answer 503 with the spec's error body.
+    return503OnClosing: false,
+    bodyLimit: BODY_LIMIT,
+    // Fastify turns Node's request deadline off (0): a client trickling a body would then hold
+    // its connection, and up to BODY_LIMIT of buffered body, for ever. The deadline covers
+    // receiving the request only, not the wait of /v1/verify. Node enforces it only when the
+    // headers deadline is not longer.
+    requestTimeout,
+    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeout / 4))) },
+    clientErrorHandler: answerClientError,
+    // A malformed percent-encoding or an over-long path parameter is no route of ours: 404, like any unknown path.
+    frameworkErrors: (_err, request, reply) => sendError(request, reply, new ApiError('not_found')),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true },
+      // The interface's email format is the engine's syntax check (RFC 5321 + SMTPUTF8 + IDNA), not ajv's ASCII-only regex.
+      onCreate: (ajv) => {
+        ajv.addFormat('email', { type: 'string', validate: (v: string) => parseAddress(v).ok });
+      },
+    },
+  });
+  app.decorateRequest('apiKey', null);
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = strictUtf8.decode(body as Buffer);
+    } catch {
+      done(Object.assign(new Error('The body is not valid UTF-8.'), { statusCode: 400 }), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+  const started = new WeakMap<FastifyRequest, bigint>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    started.set(request, process.hrtime.bigint());
+    void reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const t0 = started.get(request);
+    if (t0 === undefined) return;
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    deps.metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, seconds);
+  });
+
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    // An oversized body is refused before it is read. Fastify then closes the connection, and
+    // the client's unread bytes make the kernel send a reset that can destroy this very answer
+    // before the client reads it. Kept open, Node reads and discards the rest of the body
+    // instead, for a while: a body still arriving 10 s later is cut off.
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      reply.removeHeader('connection');
+      setTimeout(() => {
+        if (!request.raw.complete) request.raw.destroy();
+      }, 10_000).unref();
+    }
+    const apiError = toApiError(err);
+    if (apiError.status >= 500) request.log.error({ err }, 'request failed');
+    return sendError(request, reply, apiError);
+  });
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new ApiError('not_found')));
+
+  await app.register(swagger, openapiOptions());
+  opsRoutes(app, { store: deps.store, metrics: deps.metrics, isShuttingDown: deps.isShuttingDown });
+
+  await app.register(async (v1) => {
+    v1.addHook('onRequest', authenticate(deps.store, deps.rateLimits, deps.now));
+    verifyRoute(v1, deps.verify);
+    requestRoutes(v1, deps.batches, deps.results);
+  });
+  return app;
+}
+
+export { ERROR_CATALOG };

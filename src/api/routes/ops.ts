@@ -1,0 +1,29 @@
+/** Operational routes, outside the versioned interface and without authentication. */
+import type { FastifyInstance } from 'fastify';
+import type { Store } from '../../store/store.js';
+import type { Metrics } from '../../service/metrics.js';
+import { ApiError } from '../errors.js';
+import { renderDocsPage } from '../docs-page.js';
+
+export function opsRoutes(app: FastifyInstance, deps: { store: Store; metrics: Metrics; isShuttingDown: () => boolean }): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async () => {
+    if (deps.isShuttingDown()) throw new ApiError('service_unavailable', 'Shutting down.');
+    try {
+      await deps.store.ping();
+    } catch {
+      throw new ApiError('service_unavailable', 'The store is not reachable.');
+    }
+    return { status: 'ready' };
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const depth = await deps.store.queueDepth().catch(() => 0);
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(deps.metrics.render(depth));
+  });
+
+  app.get('/openapi.json', async () => app.swagger());
+
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(app.swagger() as Record<string, unknown>)));
+}

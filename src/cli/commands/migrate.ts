@@ -1,0 +1,14 @@
+/** `presend migrate`: apply the store's pending migrations (serve and worker also do it at start). */
+import type { Command } from 'commander';
+import { runAdmin } from '../../service/admin.js';
+
+export function register(program: Command): void {
+  program
+    .command('migrate')
+    .description('Create or upgrade the store schema.')
+    .option('--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)')
+    .option('--json', 'print JSON')
+    .action(async (flags: { database?: string; json?: boolean }) =>
+      runAdmin(flags, async (store) => ({ text: `store ready (${store.kind})`, json: { store: store.kind, migrated: true } })),
+    );
+}

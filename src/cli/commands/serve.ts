@@ -1,0 +1,66 @@
+/** `presend serve [--host] [--port] [--no-worker]`: the HTTP service, with the embedded worker by default. */
+import type { Command } from 'commander';
+import { ConfigError, loadConfig } from '../../config.js';
+import type { PresendConfig } from '../../config.js';
+import { startServer } from '../../server.js';
+import { loadEngines } from '../../service/load-engines.js';
+import { workerTuning } from '../../service/worker-tuning.js';
+import { openSharedEngineState } from '../../store/postgres/shared-engine-state.js';
+
+interface ServeFlags {
+  host?: string;
+  port?: string;
+  worker: boolean;
+  database?: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the Presend HTTP service (the four /v1 routes, /docs, /openapi.json, /healthz, /readyz, /metrics).')
+    .option('--host <host>', 'listen address (default PRESEND_HOST or 127.0.0.1)')
+    .option('--port <port>', 'listen port (default PRESEND_PORT or 8080)')
+    .option('--no-worker', 'do not run the embedded batch worker (run `presend worker` elsewhere)')
+    .option('--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)')
+    .addHelpText('after', '\nExamples:\n  $ presend serve\n  $ presend serve --host 0.0.0.0 --port 8080 --no-worker')
+    .action(async (flags: ServeFlags) => {
+      let config: PresendConfig;
+      let tuning: ReturnType<typeof workerTuning>;
+      try {
+        // Flags override the environment and go through the same validation (DESIGN.md §2).
+        const env = { ...process.env };
+        if (flags.host) env.PRESEND_HOST = flags.host;
+        if (flags.port !== undefined) env.PRESEND_PORT = flags.port;
+        if (flags.database) env.PRESEND_DATABASE_URL = flags.database;
+        config = loadConfig(env);
+        tuning = workerTuning();
+      } catch (err) {
+        process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(err instanceof ConfigError ? 2 : 1);
+      }
+      // On PostgreSQL the per-MX session limit and the domain facts are shared with the workers.
+      const shared = await openSharedEngineState(config);
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        server = await startServer({ config, engines: loadEngines(config, process.env, shared?.deps), worker: flags.worker ? tuning : false });
+      } catch (err) {
+        // e.g. the port is taken or the store cannot be opened: say so in one line.
+        process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);
+        await shared?.close();
+        process.exit(1);
+      }
+      server.app.log.info({ url: server.url, worker: flags.worker, store: server.store.kind }, 'presend serving');
+      const stop = (signal: string) => {
+        server.app.log.info({ signal }, 'shutting down');
+        void server
+          .close()
+          .then(() => shared?.close())
+          .then(
+            () => process.exit(0),
+            () => process.exit(1),
+          );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+}

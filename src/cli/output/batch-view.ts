@@ -1,0 +1,60 @@
+/**
+ * A batch request for people: its descriptor and counters as aligned pairs, a one-line
+ * progress summary, and the next command to run.
+ */
+import type { BatchRequest, PresendClient } from '../../client/index.js';
+import { createProgress } from './progress.js';
+import { renderPairs } from './table.js';
+
+const COUNTER_ORDER = ['total', 'unique', 'duplicates', 'pending', 'completed', 'failed', 'rechecking'];
+
+export function renderBatch(batch: BatchRequest): string {
+  const { request, counters } = batch;
+  const pairs: [string, string][] = [
+    ['id', request.id],
+    ['mode', request.mode],
+    ['state', request.state],
+    ['created', request.createdAt],
+    ['finalized', String(request.finalized)],
+    ['partial', String(request.partial)],
+    ['counts may change', String(request.countsMayChange)],
+  ];
+  if (request.errorCode) pairs.push(['error', request.errorCode]);
+  if (request.retentionExpiresAt) pairs.push(['kept until', request.retentionExpiresAt]);
+  if (batch.replayed) pairs.push(['replayed', 'true (same request as the first submission)']);
+  const ordered = [...COUNTER_ORDER.filter((key) => key in counters), ...Object.keys(counters).filter((key) => !COUNTER_ORDER.includes(key))];
+  for (const key of ordered) pairs.push([key, String(counters[key])]);
+  pairs.push(['correlation id', batch.requestId]); // the HTTP call's requestId, not the batch id above
+  return renderPairs(pairs);
+}
+
+/** How far along: finished items (completed + failed) of the unique addresses. */
+export function batchProgress(batch: BatchRequest): { done: number; total: number; detail: string } {
+  const { counters } = batch;
+  const done = (counters.completed ?? 0) + (counters.failed ?? 0);
+  const total = counters.unique ?? counters.total ?? done;
+  const rechecking = counters.rechecking ?? 0;
+  return { done, total, detail: `${batch.request.state}${rechecking > 0 ? `, ${rechecking} rechecking` : ''}` };
+}
+
+/** Polls a batch until it is completed or failed, with a progress bar on a terminal. */
+export async function waitWithProgress(client: PresendClient, id: string): Promise<BatchRequest> {
+  const progress = createProgress('batch');
+  try {
+    return await client.waitForRequest(id, {
+      onProgress: (current) => {
+        const { done, total, detail } = batchProgress(current);
+        progress.update(done, total, detail);
+      },
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+export function nextSteps(batch: BatchRequest): string {
+  const id = batch.request.id;
+  if (batch.request.finalized) return `Results: presend results ${id} --all --out results.csv`;
+  if (batch.request.state === 'failed') return `The request failed (${batch.request.errorCode ?? 'no error code'}); partial results: presend results ${id} --all`;
+  return `Follow it: presend job ${id} --wait   Results when done: presend results ${id} --all --out results.csv`;
+}

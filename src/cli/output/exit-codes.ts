@@ -1,0 +1,31 @@
+/**
+ * Exit codes of the caller commands, so scripts can branch without parsing text:
+ * 0 done, 1 other failure, 2 usage, 3 auth (401), 4 credits (402), 5 still rate limited
+ * after the client's retries.
+ */
+import { PresendApiError, PresendResponseError } from '../../client/index.js';
+
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  auth: 3,
+  credits: 4,
+  rateLimited: 5,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A mistake in how the command was called (bad flag value, unreadable input file). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export function exitCodeFor(error: unknown): ExitCode {
+  if (error instanceof UsageError) return EXIT.usage;
+  if (error instanceof PresendApiError || error instanceof PresendResponseError) {
+    if (error.status === 401) return EXIT.auth;
+    if (error.status === 402) return EXIT.credits;
+    if (error.status === 429) return EXIT.rateLimited;
+  }
+  return EXIT.failure;
+}

@@ -1,0 +1,28 @@
+/**
+ * What is known about an address before any network: its traits (role, free provider,
+ * suspected typo) and the maintained lists that decide it outright.
+ */
+import type { AddressTraits, ListHit } from './classify.js';
+import { isDisposableDomain, isFreeProvider, isRoleLocalPart, looksLikeSpamtrap } from './domain/lists.js';
+import { suggestDomain } from './domain/typo.js';
+import type { ParsedAddress } from './syntax/address.js';
+
+export const NO_TRAITS: AddressTraits = { role: false, free: false, didYouMean: null, providerFamily: null };
+
+/** Provider family is filled in once the MX hosts are known. */
+export function traitsOf(address: ParsedAddress): AddressTraits {
+  const suggestion = suggestDomain(address.domain);
+  return {
+    role: isRoleLocalPart(address.localPart),
+    free: isFreeProvider(address.domain),
+    didYouMean: suggestion ? `${address.localPart}@${suggestion}` : null,
+    providerFamily: null,
+  };
+}
+
+/** The maintained lists: a disposable domain needs no probe, the list is the evidence. */
+export function domainListHit(address: ParsedAddress): ListHit | null {
+  if (isDisposableDomain(address.domain)) return 'disposable_domain';
+  if (looksLikeSpamtrap(address.localPart)) return 'spamtrap_pattern';
+  return null;
+}

@@ -1,0 +1,148 @@
+/**
+ * verifyMany's fast path. A batch of thousands is worked domain by domain, not address by
+ * address: one DNS answer and one catch-all probe per domain, sessions opened as soon as the
+ * MX host is known (so banners arrive while the engine does its own work), and recipients
+ * handed to the MX host queues with callbacks rather than a promise chain each — the
+ * per-address cost stays a few microseconds of parsing and classification.
+ *
+ * Used when no operator list and no abort signal are involved; otherwise verifyMany takes the
+ * general per-address path (verify.ts), which gives the same results.
+ */
+import { domainListHit, NO_TRAITS, traitsOf } from './address-facts.js';
+import { classifyRcptReply } from './classify-reply.js';
+import type { AddressTraits, Finding } from './classify.js';
+import type { MailHosts, MxHost } from './dns/mail-hosts.js';
+import { isDisposableDomain } from './domain/lists.js';
+import { acceptsEveryRcpt } from './domain/provider-family.js';
+import type { ProbeOutcome } from './smtp/dispatcher.js';
+import type { ProbeTarget } from './smtp/host-queue.js';
+import { parseAddress, type ParsedAddress } from './syntax/address.js';
+import type { EngineResult, ProviderFamily } from './types.js';
+
+type Hosts = Extract<MailHosts, { kind: 'hosts' }>;
+
+/** What the batch path needs from the engine (verify.ts). */
+export interface BatchEngine {
+  mailHosts(domain: string): Promise<MailHosts>;
+  warm(hosts: readonly MxHost[], expectedRecipients: number): Promise<void>;
+  probeThen(target: ProbeTarget, hosts: readonly MxHost[], onOutcome: (outcome: ProbeOutcome) => void): void;
+  probe(target: ProbeTarget, hosts: readonly MxHost[]): Promise<ProbeOutcome>;
+  cachedCatchAll(domain: string): Promise<boolean | null | undefined>;
+  startCatchAll(domain: string, hosts: readonly MxHost[]): Promise<boolean | null>;
+  familyOf(hosts: Hosts): ProviderFamily | null;
+  resultOf(finding: Finding, traits: AddressTraits, input: string, email: string, attempts?: number, mxHost?: string | null): EngineResult;
+  isClosed(): boolean;
+}
+
+interface Item {
+  input: string;
+  address: ParsedAddress;
+}
+
+const UNKNOWN_CATCH_ALL: Promise<null> = Promise.resolve(null);
+
+/** The address timed out at RCPT behind a catch-all probe that the host tarpitted. */
+const stalledAtRcpt = (outcome: ProbeOutcome): boolean =>
+  outcome.kind === 'failure' && outcome.failure.kind === 'timeout' && outcome.failure.step === 'rcpt';
+
+export function runBatch(engine: BatchEngine, addresses: readonly string[], onResult: (result: EngineResult) => void | Promise<void>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let outstanding = addresses.length;
+    let failure: { error: unknown } | null = null;
+    const settled = (): void => {
+      if (--outstanding > 0) return;
+      if (failure) reject(failure.error);
+      else resolve();
+    };
+    const failed = (error: unknown): void => {
+      failure ??= { error };
+      settled();
+    };
+    const emit = (result: EngineResult): void => {
+      let returned: void | Promise<void>;
+      try {
+        returned = onResult(result);
+      } catch (error) {
+        failed(error);
+        return;
+      }
+      if (returned && typeof returned.then === 'function') returned.then(settled, failed);
+      else settled();
+    };
+    if (outstanding === 0) return resolve();
+
+    const byDomain = new Map<string, Item[]>();
+    for (const input of addresses) {
+      const parsed = parseAddress(input);
+      if (!parsed.ok) {
+        emit(engine.resultOf({ kind: 'syntax', error: parsed.error }, NO_TRAITS, input, input.trim()));
+        continue;
+      }
+      const items = byDomain.get(parsed.address.domain);
+      if (items) items.push({ input, address: parsed.address });
+      else byDomain.set(parsed.address.domain, [{ input, address: parsed.address }]);
+    }
+
+    const finish = (item: Item, traits: AddressTraits, finding: Finding, attempts = 0, host: string | null = null): void =>
+      emit(engine.resultOf(finding, traits, item.input, item.address.normalized, attempts, host));
+
+    async function runDomain(domain: string, items: Item[]): Promise<void> {
+      if (isDisposableDomain(domain)) {
+        for (const item of items) finish(item, traitsOf(item.address), { kind: 'list', hit: 'disposable_domain' });
+        return;
+      }
+      const hosts = await engine.mailHosts(domain);
+      if (hosts.kind === 'hosts') await engine.warm(hosts.hosts, items.length + 1);
+      if (engine.isClosed()) {
+        for (const item of items) finish(item, traitsOf(item.address), { kind: 'aborted' });
+        return;
+      }
+      if (hosts.kind !== 'hosts') {
+        const result = hosts.kind === 'dns_failure' ? hosts.failure : hosts.kind;
+        for (const item of items) finish(item, traitsOf(item.address), { kind: 'dns', result });
+        return;
+      }
+      const family = engine.familyOf(hosts);
+      const known = acceptsEveryRcpt(family) ? null : await engine.cachedCatchAll(domain);
+      // Queued ahead of the addresses (urgent), so it rides their first transaction.
+      const catchAll = acceptsEveryRcpt(family) ? UNKNOWN_CATCH_ALL : known !== undefined ? Promise.resolve(known) : engine.startCatchAll(domain, hosts.hosts);
+      for (const item of items) {
+        const traits = traitsOf(item.address);
+        const hit = domainListHit(item.address);
+        if (hit) {
+          // Decided before DNS on the per-address path, so without a provider family there too.
+          finish(item, traits, { kind: 'list', hit });
+          continue;
+        }
+        traits.providerFamily = family;
+        const target: ProbeTarget = { recipient: item.address.normalized, needsUtf8: !item.address.asciiLocalPart };
+        const conclude = (outcome: ProbeOutcome, catchAllValue: boolean | null): void =>
+          finish(item, traits, { kind: 'probe', outcome, catchAll: catchAllValue }, outcome.attempts, outcome.host);
+        engine.probeThen(target, hosts.hosts, (outcome) => {
+          if (outcome.kind === 'reply' && classifyRcptReply(outcome.reply).class === 'accepted') {
+            catchAll.then((value) => conclude(outcome, value), failed);
+          } else if (stalledAtRcpt(outcome)) {
+            // Same rule as the single path: asked once more, alone, once the probe failed.
+            catchAll
+              .then(async (value) => {
+                if (value !== null) return conclude(outcome, null);
+                const alone = await engine.probe(target, hosts.hosts);
+                const merged = { ...alone, attempts: outcome.attempts + alone.attempts };
+                const accepted = merged.kind === 'reply' && classifyRcptReply(merged.reply).class === 'accepted';
+                conclude(merged, accepted ? await catchAll : null);
+              })
+              .catch(failed);
+          } else conclude(outcome, null);
+        });
+      }
+    }
+
+    for (const [domain, items] of byDomain) {
+      runDomain(domain, items).catch((error: unknown) => {
+        // A bug, not an address's behaviour: the batch rejects (outcomes are data, bugs are not).
+        failure ??= { error };
+        reject(error);
+      });
+    }
+  });
+}

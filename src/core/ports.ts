@@ -1,0 +1,62 @@
+/**
+ * The engine's view of the outside world. Everything the pipeline touches — DNS, SMTP
+ * sockets, the clock, per-MX politeness, caches, operator lists — comes in through these
+ * small interfaces, so tests run the real thing on loopback (or a fake clock) without
+ * patching modules, and the PostgreSQL deployment can share limits and caches across workers.
+ */
+import type { EngineResult, PublicVerdict } from './types.js';
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/**
+ * Bounds concurrent SMTP sessions per MX host. In one process an in-memory semaphore;
+ * with PostgreSQL a shared counter so the limit holds summed over all workers.
+ */
+export interface SessionLimiter {
+  /** Resolves with a release function once a session slot for `mxHost` is free. */
+  acquire(mxHost: string, signal?: AbortSignal): Promise<() => Promise<void> | void>;
+}
+
+/** A TTL cache for domain facts (MX set, catch-all status, provider). */
+export interface FactsCache {
+  get<T>(key: string): Promise<T | undefined>;
+  set<T>(key: string, value: T, ttlMs: number): Promise<void>;
+}
+
+/**
+ * Per-account and operator lists that turn an address into SPAMTRAP, BLACKLISTED or
+ * UNDELIVERABLE_BOUNCED before any probe (DESIGN.md §5).
+ */
+export interface OperatorLists {
+  isSpamtrap?(email: string): boolean | Promise<boolean>;
+  isBlocklistedDomain?(domainOrMx: string): boolean | Promise<boolean>;
+  isHardBounced?(email: string): boolean | Promise<boolean>;
+}
+
+export interface VerifyOptions {
+  signal?: AbortSignal;
+  lists?: OperatorLists;
+}
+
+/** The engine as the service, the worker and `presend check` use it. */
+export interface Engine {
+  /** Verify one address. Never throws for the address's behaviour: outcomes are data. */
+  verify(address: string, options?: VerifyOptions): Promise<EngineResult>;
+  /**
+   * Verify many addresses, grouped by domain and MX so one SMTP session serves many of them.
+   * `onResult` is called as soon as each result is known, in no particular order.
+   */
+  verifyMany(
+    addresses: readonly string[],
+    onResult: (result: EngineResult) => void | Promise<void>,
+    options?: VerifyOptions,
+  ): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Verdict lookup for simulated truth (mail world) and sandbox keys. */
+export type VerdictOf = (email: string) => PublicVerdict;

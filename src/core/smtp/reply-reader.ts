@@ -1,0 +1,88 @@
+/**
+ * Reads SMTP replies from a socket with a deadline per reply. Failures come back as data
+ * (timeout, closed, protocol) so a hostile server costs at most one deadline and a bounded
+ * buffer. Replies that arrive before they are asked for (pipelining, RFC 2920) are queued,
+ * up to a cap: a server cannot flood the client with unsolicited replies.
+ */
+import type { Socket } from 'node:net';
+import { ReplyParser, type ReplyLimits, type SmtpReply } from './reply.js';
+
+export type ReadResult =
+  | { ok: true; reply: SmtpReply }
+  | { ok: false; failure: 'timeout' | 'closed' | 'protocol'; detail: string };
+
+// A transaction has at most RSET + MAIL + 100 RCPT replies outstanding; more is a flood.
+const MAX_QUEUED_REPLIES = 256;
+
+export class ReplyReader {
+  private readonly parser: ReplyParser;
+  private readonly queue: SmtpReply[] = [];
+  private waiter: ((result: ReadResult) => void) | null = null;
+  private ended: ReadResult | null = null;
+  private readonly onData = (chunk: Buffer): void => this.data(chunk);
+  private readonly onClose = (): void => this.finish({ ok: false, failure: 'closed', detail: 'connection closed by server' });
+
+  constructor(
+    private readonly socket: Socket,
+    limits: ReplyLimits,
+  ) {
+    this.parser = new ReplyParser(limits);
+    socket.on('data', this.onData);
+    socket.on('close', this.onClose);
+    socket.on('end', this.onClose);
+  }
+
+  /** Stops reading (before a STARTTLS upgrade hands the socket to node:tls). */
+  detach(): void {
+    this.socket.off('data', this.onData);
+    this.socket.off('close', this.onClose);
+    this.socket.off('end', this.onClose);
+  }
+
+  /** Bytes received but not yet asked for: after STARTTLS they must be discarded (RFC 3207 §5). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  next(timeoutMs: number): Promise<ReadResult> {
+    const ready = this.queue.shift();
+    if (ready) return Promise.resolve({ ok: true, reply: ready });
+    if (this.ended) return Promise.resolve(this.ended);
+    if (timeoutMs <= 0) return Promise.resolve({ ok: false, failure: 'timeout', detail: 'session deadline reached' });
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        resolve({ ok: false, failure: 'timeout', detail: `no complete reply within ${timeoutMs} ms` });
+      }, timeoutMs);
+      this.waiter = (result) => {
+        clearTimeout(timer);
+        this.waiter = null;
+        resolve(result);
+      };
+    });
+  }
+
+  private data(chunk: Buffer): void {
+    if (this.ended) return;
+    const { replies, problem } = this.parser.push(chunk);
+    for (const reply of replies) this.deliver(reply);
+    if (problem) {
+      this.finish({ ok: false, failure: 'protocol', detail: `malformed reply: ${problem}` });
+      this.socket.destroy();
+    } else if (this.queue.length > MAX_QUEUED_REPLIES) {
+      this.finish({ ok: false, failure: 'protocol', detail: 'too many unsolicited replies' });
+      this.socket.destroy();
+    }
+  }
+
+  private deliver(reply: SmtpReply): void {
+    if (this.waiter) this.waiter({ ok: true, reply });
+    else this.queue.push(reply);
+  }
+
+  private finish(result: ReadResult): void {
+    if (this.ended) return;
+    this.ended = result;
+    this.waiter?.(result);
+  }
+}

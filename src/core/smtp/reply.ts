@@ -1,0 +1,104 @@
+/**
+ * SMTP replies (RFC 5321 §4.2): a three-digit code, `-` on every line but the last of a
+ * multi-line reply, and text that may start with an enhanced status code (RFC 3463,
+ * `class.subject.detail`, e.g. 5.1.1). The parser is incremental and bounded: a hostile
+ * server cannot make it buffer more than `maxLineBytes` of an unfinished line or
+ * `maxReplyBytes` / `maxLines` of one reply.
+ */
+import { StringDecoder } from 'node:string_decoder';
+
+export interface SmtpReply {
+  code: number;
+  /** RFC 3463 enhanced status code of the first line, e.g. "5.1.1"; null when absent. */
+  enhanced: string | null;
+  lines: string[];
+  /** All lines' text joined by a space, for matching. */
+  text: string;
+}
+
+export interface ReplyLimits {
+  maxLineBytes: number;
+  maxLines: number;
+  maxReplyBytes: number;
+}
+
+// RFC 5321 §4.5.3.1.5 allows 512 octets per reply line; real servers stay far below these caps.
+export const DEFAULT_REPLY_LIMITS: ReplyLimits = { maxLineBytes: 4096, maxLines: 64, maxReplyBytes: 16_384 };
+
+export type ReplyProblem = 'line_too_long' | 'too_many_lines' | 'reply_too_large' | 'invalid_code' | 'mixed_codes';
+
+const LINE = /^([2-5]\d\d)(?:([ -])(.*))?$/s;
+const ENHANCED = /^([245])\.(\d{1,3})\.(\d{1,3})(?=\s|$)/;
+
+// qmail puts it at the end instead: "550 sorry, no mailbox here by that name. (#5.1.1)".
+const QMAIL_ENHANCED = /\(#([245])\.(\d{1,3})\.(\d{1,3})\)/;
+
+function qmailEnhancedOf(text: string): string | null {
+  const match = QMAIL_ENHANCED.exec(text);
+  return match ? `${match[1]}.${match[2]}.${match[3]}` : null;
+}
+
+export function enhancedCodeOf(text: string): string | null {
+  const match = ENHANCED.exec(text.trimStart());
+  return match ? `${match[1]}.${match[2]}.${match[3]}` : null;
+}
+
+export function makeReply(code: number, lines: string[]): SmtpReply {
+  const text = lines.join(' ').trim();
+  return { code, enhanced: enhancedCodeOf(lines[0] ?? '') ?? qmailEnhancedOf(text), lines, text };
+}
+
+/** Parses a whole reply text (tests, logs): "550-5.1.1 a\r\n550 5.1.1 b". */
+export function parseReplyText(text: string): SmtpReply {
+  const parser = new ReplyParser();
+  const result = parser.push(Buffer.from(text.endsWith('\n') ? text : `${text}\r\n`));
+  const reply = result.replies[0];
+  if (!reply || result.problem) throw new Error(`not an SMTP reply: ${text}`);
+  return reply;
+}
+
+export class ReplyParser {
+  private readonly decoder = new StringDecoder('utf8');
+  private partial = '';
+  private lines: string[] = [];
+  private code = 0;
+  private bytes = 0;
+
+  constructor(private readonly limits: ReplyLimits = DEFAULT_REPLY_LIMITS) {}
+
+  /** Feeds bytes; returns the replies completed by them, or the first problem found. */
+  push(chunk: Buffer): { replies: SmtpReply[]; problem: ReplyProblem | null } {
+    const replies: SmtpReply[] = [];
+    const text = this.partial + this.decoder.write(chunk);
+    let start = 0;
+    for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
+      const line = text.slice(start, nl).replace(/\r$/, '');
+      start = nl + 1;
+      const problem = this.line(line, replies);
+      if (problem) return { replies, problem };
+    }
+    this.partial = text.slice(start);
+    if (this.partial.length > this.limits.maxLineBytes) return { replies, problem: 'line_too_long' };
+    return { replies, problem: null };
+  }
+
+  private line(line: string, out: SmtpReply[]): ReplyProblem | null {
+    if (line.length > this.limits.maxLineBytes) return 'line_too_long';
+    const match = LINE.exec(line);
+    if (!match) return 'invalid_code';
+    const code = Number(match[1]);
+    // RFC 5321 §4.2.1: every line of a multi-line reply carries the same code.
+    if (this.lines.length > 0 && code !== this.code) return 'mixed_codes';
+    this.code = code;
+    this.lines.push(match[3] ?? '');
+    this.bytes += line.length + 2;
+    if (this.lines.length > this.limits.maxLines) return 'too_many_lines';
+    if (this.bytes > this.limits.maxReplyBytes) return 'reply_too_large';
+    if (match[2] !== '-') {
+      out.push(makeReply(code, this.lines));
+      this.lines = [];
+      this.bytes = 0;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Declarative description of a simulated mail world: domains, their DNS answers and the
+ * behaviour of their MX hosts. `startMailWorld(spec)` (src/mailworld/world.ts) turns it into a
+ * real DNS server and real SMTP servers on 127.0.0.x.
+ */
+import type { PublicVerdict } from '../core/types.js';
+
+/** What RCPT TO answers for one mailbox. */
+export type MailboxBehaviour =
+  | 'accept' // 250 2.1.5 OK
+  | 'unknown' // 550 5.1.1 user unknown
+  | 'disabled' // 550 5.2.1 mailbox disabled
+  | 'full' // 452 4.2.2 over quota
+  | 'full_permanent' // 552 5.2.2 mailbox full
+  | 'greylist' // 450 4.7.1 greylisted until greylistMs has passed since first try, then accept
+  | 'policy_block' // 554 5.7.1 Spamhaus-style block at RCPT
+  | 'temp_fail' // 451 4.3.0 temporary local problem
+  | 'no_reply'; // never answers this RCPT TO: the session hangs until the client gives up (a tarpitted catch-all probe)
+
+/** How one MX host behaves at the connection level. Default: a well-behaved server. */
+export type HostBehaviour =
+  | { kind: 'normal' }
+  | { kind: 'refuse' } // nothing listens: connection refused
+  | { kind: 'tarpit' } // accepts TCP, never sends a banner
+  | { kind: 'slow_banner'; delayMs: number }
+  | { kind: 'trickle_banner'; bytesPerSecond: number }
+  | { kind: 'drop_after'; command: 'EHLO' | 'MAIL' | 'RCPT' } // closes the socket on that command
+  | { kind: 'block_on_connect'; reply?: string } // 554 5.7.1 ... at banner
+  | { kind: 'endless_multiline' } // a 250- continuation that never ends
+  | { kind: 'huge_reply'; bytes: number }
+  | { kind: 'invalid_reply_codes' }
+  | { kind: 'tls_fail' }; // offers STARTTLS, then breaks the handshake
+
+export interface MxHostSpec {
+  /** Host name, e.g. `mx1.example.test`. */
+  name: string;
+  /** IPv4 address. Omitted: the world assigns a free 127.0.0.x. A non-loopback address
+   * (10.x, 169.254.x, ...) or `::1` is only published in DNS; no server is started for it. */
+  ip?: string;
+  behaviour?: HostBehaviour;
+  /** Banner and EHLO greeting name, used for provider-family detection tests. */
+  greeting?: string;
+  /** More concurrent sessions than this are answered `421 4.7.0 too many connections`. */
+  maxConnections?: number;
+  /** Latency added before every reply, including the banner (benchmarks). */
+  commandLatencyMs?: number;
+  /** Offer STARTTLS (self-signed certificate). Default false. */
+  starttls?: boolean;
+  /** Offer PIPELINING. Default true. */
+  pipelining?: boolean;
+  /** Offer SMTPUTF8. Default true. */
+  smtputf8?: boolean;
+  /** A webmail provider (Yahoo-like) that answers 250 to every RCPT whatever the mailbox:
+   * truth for its domains is UNKNOWN_WEBMAIL. Default false. */
+  webmailAcceptAll?: boolean;
+}
+
+export interface DomainSpec {
+  name: string;
+  /** DNS behaviour of the domain's names. Default 'normal'. */
+  dns?: 'normal' | 'nxdomain' | 'servfail' | 'timeout';
+  /** MX records: host names defined in WorldSpec.hosts (or any name with `a` records). */
+  mx?: Array<{ host: string; preference: number }>;
+  /** Publish a null MX (RFC 7505): `0 .` */
+  nullMx?: boolean;
+  /** A records for the domain name itself (implicit MX when there is no MX). */
+  a?: string[];
+  aaaa?: string[];
+  /** The domain name is a CNAME to this name (chains and loops allowed). */
+  cname?: string;
+  /** Local part (lower-cased) → behaviour. */
+  mailboxes?: Record<string, MailboxBehaviour>;
+  /** Behaviour for local parts not in `mailboxes`. Default 'unknown'; 'accept' makes a catch-all. */
+  otherMailboxes?: MailboxBehaviour;
+  /** How long greylisting lasts for a greylisted mailbox. Default 1000 ms. */
+  greylistMs?: number;
+}
+
+export interface WorldSpec {
+  hosts: MxHostSpec[];
+  domains: DomainSpec[];
+  /** Extra A/AAAA names (e.g. MX host names pointing at private ranges, CNAME targets). */
+  names?: Array<{ name: string; a?: string[]; aaaa?: string[]; cname?: string; dns?: DomainSpec['dns'] }>;
+  /** Port every SMTP host listens on (all hosts share it, on different IPs). 0: pick a free one. */
+  smtpPort?: number;
+}
+
+/** One SMTP session as the recorder saw it. */
+export interface RecordedSession {
+  host: string;
+  ip: string;
+  startedAt: number;
+  endedAt: number | null;
+  /** Commands in order with the reply code the world sent. */
+  commands: Array<{ command: string; replyCode: number | null }>;
+  /** Code of the greeting (220, 421 when over maxConnections, 554 when blocked); null if none was sent. */
+  bannerCode?: number | null;
+}
+
+/** Truth for benchmarks and accuracy checks: what a correct verifier concludes. */
+export type ExpectedVerdict = PublicVerdict;

@@ -1,0 +1,163 @@
+/**
+ * The BatchQueue on PostgreSQL, carried by pg-boss 10 in its own schema (`pgboss`), so API
+ * nodes and workers in different processes and on different hosts wake each other without
+ * sharing memory (DESIGN.md §1).
+ *
+ * Division of labour: the items themselves stay durable in the store and are leased there
+ * with FOR UPDATE SKIP LOCKED (domain-grouped chunks, lease expiry for dead workers,
+ * idempotent per-item results, affinity for greylisting rechecks). pg-boss carries the
+ * signals between processes:
+ * - `publish(requestId)` publishes the event `presend-batch-created`; pg-boss copies it into
+ *   the wake queue of every subscribed worker (fan-out), so every idle worker starts claiming.
+ * - each worker affinity (PRESEND_WORKER_ID, one per egress host) has its own wake queue
+ *   `presend-wake-<affinity>`, subscribed the first time that process waits for work; a
+ *   greylisting recheck can be scheduled into it with `startAfter`, so the worker that saw
+ *   the greylisting wakes when the recheck is due.
+ * A lost signal costs at most one poll interval of the worker, never an item.
+ */
+import { hostname } from 'node:os';
+import PgBoss from 'pg-boss';
+import { WakeSignal } from './wake-signal.js';
+import type { BatchQueue } from './queue.js';
+
+export const BATCH_CREATED_EVENT = 'presend-batch-created';
+
+export interface PgBossQueueOptions {
+  /** pg-boss's schema; default `pgboss`. */
+  schema?: string;
+  /** Affinity name of this process's wake queue (default PRESEND_WORKER_ID or the host name, like the worker's). */
+  affinity?: string;
+  /** How often a waiting worker asks pg-boss for wake-ups. Default 200 ms. */
+  pollMs?: number;
+  /** Connections pg-boss may hold. Default PRESEND_QUEUE_POOL_SIZE or 3. */
+  poolSize?: number;
+}
+
+/** pg-boss queue names: letters, digits, `_` and `-`. */
+export function wakeQueueName(affinity: string): string {
+  return `presend-wake-${affinity.replace(/[^\w-]/g, '_').slice(0, 100)}`;
+}
+
+export class PgBossQueue implements BatchQueue {
+  private readonly wakeups = new WakeSignal();
+  private poller: Promise<void> | null = null;
+  private subscription: Promise<void> | null = null;
+  private readonly queues = new Set<string>();
+  private readonly scheduled = new Set<string>();
+  private closed = false;
+  private readonly wakeQueue: string;
+  private readonly pollMs: number;
+
+  constructor(
+    readonly boss: PgBoss,
+    options: PgBossQueueOptions = {},
+  ) {
+    this.wakeQueue = wakeQueueName(options.affinity ?? (process.env.PRESEND_WORKER_ID?.trim() || hostname()));
+    this.pollMs = options.pollMs ?? 200;
+  }
+
+  async publish(requestId: string): Promise<void> {
+    // pg-boss sends to each subscribed queue; a worker that is gone only leaves a job that expires.
+    await this.boss.publish(BATCH_CREATED_EVENT, { requestId }, { retentionMinutes: 10 });
+  }
+
+  /**
+   * Wakes the workers of `affinity` at `at` (a greylisting recheck that is due then). Rechecks
+   * due within the same quarter second share one wake-up job.
+   */
+  async scheduleRecheck(affinity: string, at: Date): Promise<void> {
+    const slot = Math.ceil(at.getTime() / 250) * 250;
+    const key = `${affinity}@${slot}`;
+    if (this.scheduled.has(key)) return;
+    this.scheduled.add(key);
+    for (const k of this.scheduled) if (Number(k.slice(k.lastIndexOf('@') + 1)) < Date.now()) this.scheduled.delete(k);
+    const queue = wakeQueueName(affinity);
+    if (!this.queues.has(queue)) {
+      await this.ensureQueue(queue);
+      this.queues.add(queue);
+    }
+    await this.boss.send(queue, { recheck: true }, { startAfter: new Date(slot), retentionMinutes: 60 });
+  }
+
+  waitForWork(signal: AbortSignal, maxWaitMs: number): Promise<void> {
+    if (!this.closed) this.listen().catch(() => undefined);
+    return this.wakeups.wait(signal, maxWaitMs, this.closed);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.wakeups.release();
+    await this.poller?.catch(() => undefined);
+    await this.boss.stop({ graceful: false, wait: true, close: true }).catch(() => undefined);
+  }
+
+  private async ensureQueue(name: string): Promise<void> {
+    // create_queue is INSERT … ON CONFLICT DO NOTHING inside pg-boss: safe from every process.
+    await this.boss.createQueue(name, { name, retentionMinutes: 10, expireInSeconds: 60, retryLimit: 0 });
+  }
+
+  /**
+   * Subscribes this process's wake queue to batch-created events and starts draining it.
+   * The first waitForWork calls it; resolves once the subscription is in place.
+   */
+  listen(): Promise<void> {
+    this.subscription ??= (async () => {
+      await this.ensureQueue(this.wakeQueue);
+      await this.boss.subscribe(BATCH_CREATED_EVENT, this.wakeQueue);
+    })();
+    const subscription = this.subscription;
+    subscription.catch(() => {
+      if (this.subscription === subscription) this.subscription = null; // retried by the poller
+    });
+    this.poller ??= this.poll();
+    return subscription;
+  }
+
+  private async poll(): Promise<void> {
+    while (!this.closed) {
+      try {
+        await (this.subscription ?? this.listen());
+        const jobs = await this.boss.fetch(this.wakeQueue, { batchSize: 100 });
+        if (jobs.length > 0) {
+          await this.boss.complete(
+            this.wakeQueue,
+            jobs.map((j) => j.id),
+          );
+          this.wakeAll();
+          continue;
+        }
+      } catch {
+        // pg-boss or the database is briefly unavailable: the worker still polls the store.
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.pollMs).unref());
+    }
+  }
+
+  private wakeAll(): void {
+    this.wakeups.wake();
+  }
+}
+
+function queuePoolSizeFromEnv(): number {
+  const raw = process.env.PRESEND_QUEUE_POOL_SIZE?.trim();
+  if (!raw) return 3;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`PRESEND_QUEUE_POOL_SIZE: expected an integer ≥ 1, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Called by openQueue for `postgres://…` URLs: starts pg-boss (installing its schema once, under its own lock). */
+export async function openPgBossQueue(databaseUrl: string, options: PgBossQueueOptions = {}): Promise<PgBossQueue> {
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    schema: options.schema ?? 'pgboss',
+    max: options.poolSize ?? queuePoolSizeFromEnv(),
+    application_name: 'presend-queue',
+    // Presend uses no cron schedules; maintenance (expiry, archiving) stays on.
+    schedule: false,
+  });
+  // pg-boss reports background errors as events; without a listener they would crash the process.
+  boss.on('error', () => undefined);
+  await boss.start();
+  return new PgBossQueue(boss, options);
+}

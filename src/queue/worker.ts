@@ -1,0 +1,191 @@
+/**
+ * The batch worker: leases items from the store in chunks grouped by domain (so the engine
+ * reuses SMTP sessions), runs `engine.verifyMany`, and stores each result with its billing in
+ * one transaction as it arrives. Greylisted items come back after the recheck delay to this
+ * same worker (affinity, DESIGN.md §5); after the last recheck they become a TRANSIENT
+ * non-verdict so the batch can finish. A crash leaves leases that expire and are taken over;
+ * a result stored twice is a no-op in the store, so nothing is billed twice.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ClaimedItem, Store } from '../store/store.js';
+import { toStoredResult } from '../store/store.js';
+import type { EngineResult } from '../core/types.js';
+import type { BatchQueue } from './queue.js';
+import { engineFor } from '../service/engines.js';
+import type { Engines } from '../service/engines.js';
+import type { Metrics } from '../service/metrics.js';
+import { failedResult, greylistExhausted } from '../service/envelopes.js';
+
+export interface WorkerOptions {
+  store: Store;
+  queue: BatchQueue;
+  engines: Engines;
+  metrics?: Metrics;
+  recheckDelayMs: number;
+  retentionDays: number;
+  /** Items per chunk handed to verifyMany. */
+  chunkSize: number;
+  /** Chunks processed at once. */
+  parallelChunks?: number;
+  /** Greylisting rechecks before the address is given up as TRANSIENT. */
+  maxRechecks?: number;
+  /** How long a due recheck waits for its own worker before any worker may take it. Default max(recheckDelayMs, 60 s). */
+  affinityGraceMs?: number;
+  /** Claims of one item (crashes, engine failures) before it is given up as `failed`. */
+  maxAttempts?: number;
+  leaseMs?: number;
+  pollMs?: number;
+  /** Affinity name: same name = same egress host. Default PRESEND_WORKER_ID or the host name. */
+  affinity?: string;
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+  now?: () => Date;
+}
+
+export class BatchWorker {
+  readonly owner: string;
+  readonly affinity: string;
+  private readonly abort = new AbortController();
+  private loops: Promise<void>[] = [];
+  private readonly now: () => Date;
+  private readonly leaseMs: number;
+
+  constructor(private readonly o: WorkerOptions) {
+    this.affinity = o.affinity ?? process.env.PRESEND_WORKER_ID ?? hostname();
+    this.owner = `${this.affinity}#${randomUUID()}`;
+    this.now = o.now ?? (() => new Date());
+    this.leaseMs = o.leaseMs ?? 60_000;
+  }
+
+  start(): void {
+    const n = this.o.parallelChunks ?? 2;
+    for (let i = 0; i < n; i++) this.loops.push(this.loop());
+  }
+
+  /** Stop claiming; chunks in progress are aborted and their unfinished items handed back. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await Promise.allSettled(this.loops);
+  }
+
+  private async loop(): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      let claimed: ClaimedItem[] = [];
+      try {
+        claimed = await this.o.store.claimItems({
+          owner: this.owner,
+          affinity: this.affinity,
+          now: this.now(),
+          leaseMs: this.leaseMs,
+          limit: this.o.chunkSize,
+          affinityGraceMs: this.o.affinityGraceMs ?? Math.max(this.o.recheckDelayMs, 60_000),
+        });
+      } catch (err) {
+        this.o.log?.('worker could not claim items', { err: String(err) });
+      }
+      if (claimed.length === 0) {
+        await this.o.queue.waitForWork(signal, this.o.pollMs ?? 500);
+        continue;
+      }
+      try {
+        await this.processChunk(claimed);
+      } catch (err) {
+        // A store outage mid-chunk: the leases expire and the items are taken up again.
+        this.o.log?.('worker chunk failed', { err: String(err) });
+        await this.o.queue.waitForWork(signal, this.o.pollMs ?? 500);
+      }
+    }
+  }
+
+  async processChunk(items: ClaimedItem[]): Promise<void> {
+    const open = new Map(items.map((i) => [i.itemId, i]));
+    const maxAttempts = this.o.maxAttempts ?? 5;
+    for (const item of items) {
+      if (item.attempts >= maxAttempts) {
+        await this.finish(item, failedResult(this.now()));
+        open.delete(item.itemId);
+      }
+    }
+    const renew = setInterval(() => {
+      const until = new Date(this.now().getTime() + this.leaseMs);
+      void this.o.store.renewLeases(this.owner, [...open.keys()], until).catch(() => undefined);
+    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    try {
+      for (const sandbox of [true, false]) {
+        const group = [...open.values()].filter((i) => i.sandbox === sandbox);
+        if (group.length === 0) continue;
+        const byEmail = new Map<string, ClaimedItem[]>();
+        for (const i of group) byEmail.set(i.email, [...(byEmail.get(i.email) ?? []), i]);
+        const writes: Promise<void>[] = [];
+        try {
+          await engineFor(this.o.engines, sandbox).verifyMany(
+            [...byEmail.keys()],
+            (result) => {
+              // After stop() the engine answers aborted checks as TRANSIENT: those are not results, hand the items back.
+              if (this.abort.signal.aborted) return;
+              const targets = byEmail.get(result.input) ?? byEmail.get(result.email) ?? [];
+              for (const item of targets) {
+                open.delete(item.itemId);
+                writes.push(this.store(item, result));
+              }
+            },
+            { signal: this.abort.signal },
+          );
+        } catch (err) {
+          this.o.log?.('engine failed on a chunk; retrying its addresses one by one', { err: String(err) });
+          // Isolate the address that breaks the engine so its chunk-mates still finish.
+          for (const [email, targets] of byEmail) {
+            if (this.abort.signal.aborted || !targets.some((t) => open.has(t.itemId))) continue;
+            try {
+              const result = await engineFor(this.o.engines, sandbox).verify(email, { signal: this.abort.signal });
+              if (this.abort.signal.aborted) continue;
+              for (const item of targets) {
+                open.delete(item.itemId);
+                writes.push(this.store(item, result));
+              }
+            } catch (single) {
+              this.o.log?.('engine failed on an address', { err: String(single), email });
+            }
+          }
+        }
+        await Promise.all(writes);
+      }
+    } finally {
+      clearInterval(renew);
+    }
+    if (open.size === 0) return;
+    if (this.abort.signal.aborted) {
+      await this.o.store.releaseClaims(this.owner, [...open.keys()]).catch(() => undefined);
+      return;
+    }
+    // The engine did not answer for these (it threw): retry after a short back-off via lease expiry.
+    const backoff = new Date(this.now().getTime() + Math.min(this.leaseMs, 2_000));
+    await this.o.store.renewLeases(this.owner, [...open.keys()], backoff).catch(() => undefined);
+  }
+
+  private async store(item: ClaimedItem, result: EngineResult): Promise<void> {
+    try {
+      const now = this.now();
+      if (result.envelope.status === 'recheck_scheduled') {
+        if (item.rechecks < (this.o.maxRechecks ?? 3)) {
+          const recheckAt = new Date(now.getTime() + this.o.recheckDelayMs);
+          await this.o.store.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now });
+          // The store keeps the item; the queue only wakes this worker when it is due (polling covers a lost wake-up).
+          await this.o.queue.scheduleRecheck?.(this.affinity, recheckAt).catch(() => undefined);
+          return;
+        }
+        await this.finish(item, greylistExhausted(toStoredResult(result), now, this.o.recheckDelayMs));
+        return;
+      }
+      await this.finish(item, toStoredResult(result));
+    } catch (err) {
+      this.o.log?.('could not store an item result', { err: String(err), itemId: item.itemId });
+    }
+  }
+
+  private async finish(item: ClaimedItem, result: ReturnType<typeof toStoredResult>): Promise<void> {
+    const outcome = await this.o.store.recordItemResult({ kind: 'final', itemId: item.itemId, result, now: this.now(), retentionDays: this.o.retentionDays });
+    if (outcome.recorded) this.o.metrics?.observeVerification(outcome.verdict, outcome.debited);
+  }
+}

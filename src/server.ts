@@ -1,0 +1,138 @@
+/**
+ * Wiring of `presend serve`: store → services → HTTP app, plus the embedded worker, the
+ * periodic retention purge and graceful shutdown (stop accepting, let in-flight checks finish
+ * or hand their items back, close the store).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { PresendConfig } from './config.js';
+import type { Store } from './store/store.js';
+import { openStore } from './store/open-store.js';
+import { openQueue } from './queue/open-queue.js';
+import type { BatchQueue } from './queue/queue.js';
+import { BatchWorker } from './queue/worker.js';
+import type { WorkerOptions } from './queue/worker.js';
+import { VerifyService } from './service/verify-service.js';
+import { BatchService } from './service/batch-service.js';
+import { ResultsService } from './service/results-service.js';
+import { Metrics } from './service/metrics.js';
+import { closeEngines } from './service/engines.js';
+import type { Engines } from './service/engines.js';
+import { buildApp } from './api/app.js';
+
+export interface ServerOptions {
+  config: PresendConfig;
+  engines: Engines;
+  /** An already open store (tests); otherwise opened from config.databaseUrl and migrated. */
+  store?: Store;
+  queue?: BatchQueue;
+  /** Run the embedded worker (default true); an object tunes it. */
+  worker?: boolean | Partial<Omit<WorkerOptions, 'store' | 'queue' | 'engines'>>;
+  logLevel?: string | false;
+  /** Where JSON log lines go (default stdout). */
+  logStream?: NodeJS.WritableStream;
+  /** Single checks running at once before /v1/verify answers 503. */
+  maxInFlightVerifies?: number;
+  purgeIntervalMs?: number;
+  /** How long shutdown waits for running single checks before aborting them. */
+  shutdownGraceMs?: number;
+  /** How long a client may take to send a whole request (default 60 s). */
+  requestTimeoutMs?: number;
+  now?: () => Date;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  store: Store;
+  worker: BatchWorker | null;
+  metrics: Metrics;
+  /** First step of shutdown: /readyz and new work answer 503 while the listener stays open (load balancers notice). */
+  stopAccepting(): void;
+  close(): Promise<void>;
+}
+
+/** Verifications still "running" this long after they started belong to a process that died. */
+const STALE_VERIFICATION_MS = 60 * 60 * 1000;
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { config, engines } = options;
+  const now = options.now ?? (() => new Date());
+  const store = options.store ?? (await openStore(config.databaseUrl));
+  const queue = options.queue ?? (await openQueue(config.databaseUrl));
+  const metrics = new Metrics();
+  let shuttingDown = false;
+
+  let log: (msg: string, extra?: Record<string, unknown>) => void = () => undefined;
+  const verify = new VerifyService({ store, engines, metrics, maxInFlight: options.maxInFlightVerifies ?? 1000, now, log: (m, e) => log(m, e) });
+  const batches = new BatchService({ store, queue, retentionDays: config.retentionDays, now, isDraining: () => shuttingDown });
+  const results = new ResultsService(store);
+  const app = await buildApp({
+    store,
+    verify,
+    batches,
+    results,
+    metrics,
+    rateLimits: { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },
+    logLevel: options.logLevel ?? config.logLevel,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+    isShuttingDown: () => shuttingDown,
+    now,
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+  });
+
+  log = (msg, extra) => app.log.warn(extra ?? {}, msg);
+  let worker: BatchWorker | null = null;
+  if (options.worker !== false) {
+    const tuning = typeof options.worker === 'object' ? options.worker : {};
+    worker = new BatchWorker({
+      store,
+      queue,
+      engines,
+      metrics,
+      recheckDelayMs: config.recheckDelayMs,
+      retentionDays: config.retentionDays,
+      chunkSize: config.workerConcurrency,
+      log,
+      now,
+      ...tuning,
+    });
+  }
+
+  const housekeeping = async () => {
+    try {
+      const t = now();
+      await store.failStaleVerifications(new Date(t.getTime() - STALE_VERIFICATION_MS), t);
+      const purged = await store.purgeExpired(t, config.retentionDays);
+      if (purged.requests > 0) app.log.info(purged, 'retention purge');
+    } catch (err) {
+      app.log.error({ err }, 'housekeeping failed');
+    }
+  };
+  await housekeeping();
+  const purgeTimer = setInterval(() => void housekeeping(), options.purgeIntervalMs ?? 10 * 60 * 1000);
+  purgeTimer.unref();
+
+  await app.listen({ host: config.host, port: config.port });
+  worker?.start();
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  const stopAccepting = () => {
+    shuttingDown = true;
+    verify.stopAccepting();
+  };
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      stopAccepting();
+      clearInterval(purgeTimer);
+      await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop()]);
+      await queue.close();
+      await closeEngines(engines);
+      await store.close();
+    })();
+    return closing;
+  };
+  return { app, url: `http://${host}:${port}`, store, worker, metrics, stopAccepting, close };
+}

@@ -1,0 +1,133 @@
+/**
+ * The local admin operations of DESIGN.md §3 (accounts, keys, credits, list imports, purge),
+ * used by the `presend` admin commands. Refusals are data (`AdminRefusal`), so the CLI can map
+ * them to exit codes and messages without parsing text.
+ */
+import { readFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import { loadConfig } from '../config.js';
+import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord, Store } from '../store/store.js';
+import { openStore } from '../store/open-store.js';
+import { displayPrefixOf, generateApiKey, keyShape } from './keys.js';
+
+export class AdminRefusal extends Error {
+  constructor(
+    message: string,
+    /** 2 = usage (bad argument), 1 = anything else. */
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+    this.name = 'AdminRefusal';
+  }
+}
+
+/** Opens the store named by `--database` or PRESEND_DATABASE_URL, runs `fn`, closes it. */
+export async function withStore<T>(databaseUrl: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
+  const config = loadConfig(process.env, databaseUrl ? { databaseUrl } : {});
+  const store = await openStore(config.databaseUrl);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function account(store: Store, name: string): Promise<Account> {
+  const found = await store.findAccountByName(name);
+  if (!found) throw new AdminRefusal(`no account named "${name}"`);
+  return found;
+}
+
+export function parseCredits(text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new AdminRefusal(`credits must be a whole number ≥ 0, got "${text}"`, 2);
+  const n = Number(text.trim());
+  if (!Number.isSafeInteger(n)) throw new AdminRefusal(`credits too large: ${text}`, 2);
+  return n;
+}
+
+export async function createAccount(store: Store, name: string, credits: number): Promise<{ account: Account; balance: CreditBalance }> {
+  if (name.trim() === '') throw new AdminRefusal('the account name must not be empty', 2);
+  const created = await store.createAccount({ name: name.trim(), credits, now: new Date() });
+  if (!created) throw new AdminRefusal(`an account named "${name}" already exists`);
+  return { account: created, balance: await store.getBalance(created.id) };
+}
+
+export async function createKey(store: Store, accountName: string, mode: KeyMode): Promise<{ key: string; record: ApiKeyRecord }> {
+  const a = await account(store, accountName);
+  const k = generateApiKey(mode);
+  const record = await store.createApiKey({ accountId: a.id, hash: k.hash, displayPrefix: k.displayPrefix, mode, now: new Date() });
+  return { key: k.key, record };
+}
+
+export async function listKeys(store: Store, accountName: string): Promise<ApiKeyRecord[]> {
+  return store.listApiKeys((await account(store, accountName)).id);
+}
+
+export async function revokeKeys(store: Store, prefix: string): Promise<number> {
+  // A prefix shorter than the mode part would revoke every key of a kind by accident.
+  if (!/^ps_(live|test)\.[0-9A-Za-z]+$/.test(prefix)) throw new AdminRefusal('give a key display prefix such as ps_live.AbC123', 2);
+  // A whole key given by mistake: its display prefix names it.
+  const n = await store.revokeApiKeys(keyShape(prefix) ? displayPrefixOf(prefix) : prefix, new Date());
+  if (n === 0) throw new AdminRefusal(`no active key starts with ${prefix}`);
+  return n;
+}
+
+/** Per-account token bucket (DESIGN.md §4); null for both restores the service default. */
+export async function setRateLimit(store: Store, accountName: string, perSecond: number | null, burst: number | null): Promise<Account> {
+  if ((perSecond === null) !== (burst === null)) throw new AdminRefusal('give both --per-second and --burst, or --default', 2);
+  if (perSecond !== null && burst !== null && (perSecond < 1 || burst < 1)) throw new AdminRefusal('rates must be at least 1', 2);
+  const a = await account(store, accountName);
+  await store.setAccountRateLimit(a.id, perSecond, burst);
+  return { ...a, rateLimitPerSecond: perSecond, rateLimitBurst: burst };
+}
+
+export async function grantCredits(store: Store, accountName: string, credits: number): Promise<CreditBalance> {
+  return store.grantCredits((await account(store, accountName)).id, credits, new Date());
+}
+
+/** CSV with a column named `email` (any case), else the first column; blank cells skipped. */
+export function parseListCsv(content: string): string[] {
+  const rows = parse(content, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true }) as string[][];
+  const header = rows[0] ?? [];
+  const named = header.findIndex((c) => c.toLowerCase() === 'email');
+  const column = named === -1 ? 0 : named;
+  return (named === -1 ? rows : rows.slice(1)).map((r) => (r[column] ?? '').trim()).filter((e) => e !== '');
+}
+
+/** importing → ready, or failed when the file cannot be read or parsed. Entries are stored as given. */
+export async function importList(store: Store, accountName: string, file: string, label: string | null): Promise<ListRecord> {
+  const a = await account(store, accountName);
+  const list = await store.createList({ accountId: a.id, name: label, now: new Date() });
+  try {
+    const emails = parseListCsv(await readFile(file, 'utf8'));
+    if (emails.length === 0) throw new Error('no addresses in the file');
+    for (let i = 0; i < emails.length; i += 5000) await store.appendListEntries(list.id, emails.slice(i, i + 5000));
+    return await store.finishListImport(list.id, 'ready');
+  } catch (err) {
+    await store.finishListImport(list.id, 'failed');
+    throw new AdminRefusal(`list import failed (list ${list.id} is marked failed): ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Output of an admin command: text for people, or the same facts as JSON with --json. */
+export interface AdminOutput {
+  text: string;
+  json: unknown;
+}
+
+/**
+ * Runs one admin command: opens the store, prints the result, maps refusals to exit codes
+ * (0 ok, 2 usage, 1 other). Used by the thin command modules in src/cli/commands.
+ */
+export async function runAdmin(flags: { database?: string; json?: boolean }, fn: (store: Store) => Promise<AdminOutput>): Promise<void> {
+  try {
+    const out = await withStore(flags.database, fn);
+    process.stdout.write(flags.json ? JSON.stringify(out.json, null, 2) + '\n' : out.text + '\n');
+  } catch (err) {
+    const code = err instanceof AdminRefusal ? err.exitCode : 1;
+    const message = err instanceof Error ? err.message : String(err);
+    if (flags.json) process.stdout.write(JSON.stringify({ error: message }) + '\n');
+    process.stderr.write(`presend: ${message}\n`);
+    process.exitCode = code;
+  }
+}

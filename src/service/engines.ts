@@ -1,0 +1,15 @@
+/** Which engine serves a check: live keys probe the network, `ps_test.` keys use the sandbox (DESIGN.md §3). */
+import type { Engine } from '../core/ports.js';
+
+export interface Engines {
+  live: Engine;
+  sandbox: Engine;
+}
+
+export function engineFor(engines: Engines, sandbox: boolean): Engine {
+  return sandbox ? engines.sandbox : engines.live;
+}
+
+export async function closeEngines(engines: Engines): Promise<void> {
+  await Promise.allSettled([engines.live.close(), engines.sandbox.close()]);
+}

@@ -1,0 +1,19 @@
+/**
+ * The engines of a running service: the live engine on the configured DNS/SMTP (DESIGN.md §2)
+ * and the sandbox engine for `ps_test.` keys. PRESEND_SANDBOX_SLOW_DELAY_MS shortens the
+ * sandbox's `slow@` delay (tests and demos only).
+ */
+import type { PresendConfig } from '../config.js';
+import { createEngine, createSandboxEngine, systemClock } from '../core/index.js';
+import type { EngineDeps } from '../core/index.js';
+import type { Engines } from './engines.js';
+
+/** `deps`: shared limiter and facts cache on PostgreSQL (src/store/postgres/shared-engine-state.ts). */
+export function loadEngines(config: PresendConfig, env: Record<string, string | undefined> = process.env, deps: EngineDeps = {}): Engines {
+  const slow = env.PRESEND_SANDBOX_SLOW_DELAY_MS;
+  const slowDelayMs = slow && /^\d+$/.test(slow) ? Number(slow) : undefined;
+  return {
+    live: createEngine(config, deps),
+    sandbox: createSandboxEngine(systemClock, { recheckDelayMs: config.recheckDelayMs, ...(slowDelayMs !== undefined ? { slowDelayMs } : {}) }),
+  };
+}

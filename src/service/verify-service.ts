@@ -1,0 +1,145 @@
+/**
+ * Single verification (`POST /v1/verify`): idempotency claim + credit hold in the store, the
+ * engine run in the background, and a bounded wait for its result. The check always runs to
+ * its end and its result is stored, even when the caller already got a 202.
+ */
+import { parseAddress } from '../core/syntax/address.js';
+import type { AuthenticatedKey, Store, VerificationRecord } from '../store/store.js';
+import { toStoredResult } from '../store/store.js';
+import type { ErrorCode } from '../api/errors.js';
+import { engineFor } from './engines.js';
+import type { Engines } from './engines.js';
+import { idempotencyClaim } from './idempotency.js';
+import type { Metrics } from './metrics.js';
+
+export const VERIFY_ROUTE = 'POST /v1/verify';
+export const DEFAULT_VERIFY_TIMEOUT_MS = 15_000;
+
+export type VerifyOutcome =
+  | { kind: 'completed'; record: VerificationRecord; replayed: boolean }
+  | { kind: 'pending'; record: VerificationRecord; replayed: boolean }
+  | { kind: 'refused'; code: ErrorCode; message?: string };
+
+export interface VerifyServiceOptions {
+  store: Store;
+  engines: Engines;
+  metrics: Metrics;
+  /** Checks running at once in this process; more is 503 (a bounded queue, not an unbounded one). */
+  maxInFlight: number;
+  now?: () => Date;
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+}
+
+type Settled = { ok: true; record: VerificationRecord } | { ok: false };
+
+export class VerifyService {
+  private readonly inFlight = new Map<string, Promise<Settled>>();
+  private readonly abort = new AbortController();
+  private draining = false;
+  private readonly now: () => Date;
+
+  constructor(private readonly options: VerifyServiceOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  get activeChecks(): number {
+    return this.inFlight.size;
+  }
+
+  async verify(key: AuthenticatedKey, body: { email: string; timeoutMs?: number }, idempotencyKey: string): Promise<VerifyOutcome> {
+    const parsed = parseAddress(body.email);
+    if (!parsed.ok) return { kind: 'refused', code: 'invalid_email', message: `email is not a valid address (${parsed.error})` };
+    if (this.draining) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
+    if (this.inFlight.size >= this.options.maxInFlight) {
+      return { kind: 'refused', code: 'service_unavailable', message: 'Too many checks in progress; retry later.' };
+    }
+    const timeoutMs = body.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
+    const now = this.now();
+    const sandbox = key.mode === 'test';
+    const started = await this.options.store.startVerification({
+      accountId: key.accountId,
+      keyId: key.keyId,
+      email: parsed.address.normalized,
+      billable: !sandbox,
+      idempotency: idempotencyClaim(VERIFY_ROUTE, idempotencyKey, body, now),
+      now,
+    });
+    switch (started.kind) {
+      case 'idempotency_mismatch':
+        return { kind: 'refused', code: 'idempotency_key_reused' };
+      case 'insufficient_credits':
+        return { kind: 'refused', code: 'insufficient_credits', message: `This check needs 1 credit; ${Math.max(0, started.available)} available.` };
+      case 'replay':
+        return this.replay(started.verification, timeoutMs);
+      case 'created':
+        break;
+    }
+    const record = started.verification;
+    const run = this.run(record, sandbox);
+    return this.await(record, run, timeoutMs, false);
+  }
+
+  /** The same verification as it stands now (DESIGN.md §4): billed once, never run twice. */
+  private async replay(record: VerificationRecord, timeoutMs: number): Promise<VerifyOutcome> {
+    if (record.state === 'completed') return { kind: 'completed', record, replayed: true };
+    if (record.state === 'failed') return { kind: 'refused', code: 'engine_unavailable' };
+    const running = this.inFlight.get(record.id);
+    if (!running) return { kind: 'pending', record, replayed: true };
+    return this.await(record, running, timeoutMs, true);
+  }
+
+  private async await(record: VerificationRecord, run: Promise<Settled>, timeoutMs: number, replayed: boolean): Promise<VerifyOutcome> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    const settled = await Promise.race([run, timeout]);
+    clearTimeout(timer);
+    if (settled === 'timeout') return { kind: 'pending', record, replayed };
+    if (!settled.ok) return { kind: 'refused', code: 'engine_unavailable' };
+    return { kind: 'completed', record: settled.record, replayed };
+  }
+
+  private run(record: VerificationRecord, sandbox: boolean): Promise<Settled> {
+    const { store, engines, metrics } = this.options;
+    const work = (async (): Promise<Settled> => {
+      try {
+        const result = await engineFor(engines, sandbox).verify(record.email, { signal: this.abort.signal });
+        const stored = await store.completeVerification({ verificationId: record.id, result: toStoredResult(result), now: this.now() });
+        metrics.observeVerification(stored.result?.envelope.verdict ?? null, stored.result?.envelope.billing.disposition === 'debited' ? 1 : 0);
+        return { ok: true, record: stored };
+      } catch (err) {
+        this.options.log?.('single verification failed', { err: String(err), verificationId: record.id });
+        // The engine never throws for an address's behaviour; a throw is a bug or an outage (502).
+        await store.failVerification({ verificationId: record.id, now: this.now() }).catch(() => undefined);
+        return { ok: false };
+      }
+    })();
+    this.inFlight.set(record.id, work);
+    void work.finally(() => this.inFlight.delete(record.id));
+    return work;
+  }
+
+  /** New checks are refused (503) from now on; running ones continue. */
+  stopAccepting(): void {
+    this.draining = true;
+  }
+
+  /** Stop taking checks; let running ones finish for up to `graceMs`, then abort them (they are released). */
+  async drain(graceMs: number): Promise<void> {
+    this.draining = true;
+    const all = Promise.allSettled([...this.inFlight.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([all, grace]);
+    clearTimeout(timer);
+    this.abort.abort();
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+}

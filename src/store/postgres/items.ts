@@ -1,0 +1,189 @@
+/**
+ * Batch items on PostgreSQL: leasing with FOR UPDATE SKIP LOCKED (two workers never take one
+ * item, and neither waits for the other), lease renewal and hand-back, and per-item results
+ * recorded idempotently with their billing.
+ *
+ * Lock order: item rows first. A result locks its item, then its address history row, then —
+ * in one statement at the end — its request and account rows. Claims lock items, then (only
+ * for a queued request) the request.
+ */
+import type { PgDatabase } from './database.js';
+import { history } from './ledger.js';
+import { finalizeIfDone } from './batches.js';
+import { finalizeStoredResult, nextHistory, settle } from '../billing-rules.js';
+import type { ItemBilling } from '../billing-rules.js';
+import type { ClaimInput, ClaimedItem, ItemResultInput, ItemResultOutcome } from '../store.js';
+
+/** Open requests looked at per claim, oldest first. */
+const OPEN_REQUESTS_SCANNED = 20;
+
+export function claimItems(db: PgDatabase, input: ClaimInput): Promise<ClaimedItem[]> {
+  return db.tx(async (tx) => {
+    const ids: number[] = [];
+    const room = () => input.limit - ids.length;
+    const take = (rows: Array<{ id: number }>) => {
+      for (const r of rows) if (ids.length < input.limit) ids.push(r.id);
+    };
+    // 1. leases of crashed workers; 2. greylisted items due for their recheck (this worker's
+    // own first, anyone's after the grace period); 3. fresh items, grouped by domain.
+    take(
+      await tx.q<{ id: number }>(
+        "SELECT id FROM items WHERE state = 'claimed' AND lease_expires_at < $1 ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+        [input.now, input.limit],
+      ),
+    );
+    if (room() > 0) {
+      const graceCutoff = new Date(input.now.getTime() - input.affinityGraceMs);
+      take(
+        await tx.q<{ id: number }>(
+          `SELECT id FROM items WHERE state = 'recheck' AND not_before <= $1 AND (affinity = $2 OR not_before <= $3)
+           ORDER BY not_before LIMIT $4 FOR UPDATE SKIP LOCKED`,
+          [input.now, input.affinity, graceCutoff, room()],
+        ),
+      );
+    }
+    if (room() > 0) {
+      // Only requests that still have pending items: one whose items are all leased must not
+      // hide newer requests from the scan.
+      const open = await tx.q<{ id: string }>(
+        `SELECT r.id FROM requests r WHERE r.state IN ('queued', 'running')
+           AND EXISTS (SELECT 1 FROM items i WHERE i.request_id = r.id AND i.state = 'pending')
+         ORDER BY r.created_at, r.id LIMIT $1`,
+        [OPEN_REQUESTS_SCANNED],
+      );
+      for (const r of open) {
+        if (room() <= 0) break;
+        take(
+          await tx.q<{ id: number }>(
+            "SELECT id FROM items WHERE request_id = $1 AND state = 'pending' ORDER BY domain, id LIMIT $2 FOR UPDATE SKIP LOCKED",
+            [r.id, room()],
+          ),
+        );
+      }
+    }
+    if (ids.length === 0) return [];
+    const lease = new Date(input.now.getTime() + input.leaseMs);
+    const rows = await tx.q<{
+      id: number;
+      request_id: string;
+      account_id: string;
+      email: string;
+      domain: string;
+      sandbox: boolean;
+      attempts: number;
+      rechecks: number;
+    }>(
+      `UPDATE items i SET state = 'claimed', claimed_by = $2, lease_expires_at = $3, attempts = i.attempts + 1
+       FROM requests r WHERE r.id = i.request_id AND i.id = ANY($1::bigint[])
+       RETURNING i.id, i.request_id, r.account_id, i.email, i.domain, r.sandbox, i.attempts, i.rechecks`,
+      [ids, input.owner, lease],
+    );
+    const requestIds = [...new Set(rows.map((r) => r.request_id))];
+    await tx.q("UPDATE requests SET state = 'running' WHERE id = ANY($1::text[]) AND state = 'queued'", [requestIds]);
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return rows
+      .sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0))
+      .map((r) => ({
+        itemId: r.id,
+        requestId: r.request_id,
+        accountId: r.account_id,
+        email: r.email,
+        domain: r.domain,
+        sandbox: r.sandbox,
+        attempts: r.attempts - 1,
+        rechecks: r.rechecks,
+      }));
+  });
+}
+
+export async function renewLeases(db: PgDatabase, owner: string, itemIds: readonly number[], until: Date): Promise<void> {
+  if (itemIds.length === 0) return;
+  await db.q("UPDATE items SET lease_expires_at = $3 WHERE id = ANY($1::bigint[]) AND state = 'claimed' AND claimed_by = $2", [itemIds, owner, until]);
+}
+
+export async function releaseClaims(db: PgDatabase, owner: string, itemIds: readonly number[]): Promise<void> {
+  if (itemIds.length === 0) return;
+  // A recheck that was handed back keeps its recheck state (rechecks > 0); a fresh item goes back to pending.
+  await db.q(
+    `UPDATE items SET state = CASE WHEN rechecks > 0 THEN 'recheck' ELSE 'pending' END, claimed_by = NULL, lease_expires_at = NULL,
+       attempts = GREATEST(attempts - 1, 0)
+     WHERE id = ANY($1::bigint[]) AND state = 'claimed' AND claimed_by = $2`,
+    [itemIds, owner],
+  );
+}
+
+interface ItemRow {
+  id: number;
+  request_id: string;
+  email: string;
+  state: string;
+  billing: ItemBilling;
+  account_id: string;
+}
+
+export function recordItemResult(db: PgDatabase, input: ItemResultInput): Promise<ItemResultOutcome> {
+  return db.tx(async (tx) => {
+    // The item row lock serialises two workers finishing the same item (a lease taken over
+    // from a worker that was only slow): the second finds it final and changes nothing.
+    const item = await tx.one<ItemRow>(
+      'SELECT i.id, i.request_id, i.email, i.state, i.billing, r.account_id FROM items i JOIN requests r ON r.id = i.request_id WHERE i.id = $1 FOR UPDATE OF i',
+      [input.itemId],
+    );
+    const nothing: ItemResultOutcome = { recorded: false, finalizedRequest: false, debited: 0, verdict: null };
+    if (!item || item.state === 'final') return nothing;
+    if (input.kind === 'recheck') {
+      await tx.q(
+        "UPDATE items SET state = 'recheck', affinity = $2, not_before = $3, rechecks = rechecks + 1, claimed_by = NULL, lease_expires_at = NULL WHERE id = $1",
+        [item.id, input.affinity, input.recheckAt],
+      );
+      return { ...nothing, recorded: true };
+    }
+    const held = item.billing === 'held';
+    const settled = settle(input.result.envelope, held);
+    const previous = await history(tx, item.account_id, item.email);
+    const stored = finalizeStoredResult(input.result, settled.envelope, previous);
+    const h = nextHistory(previous, stored);
+    // Every result of a request (and of an account) passes through the same request and
+    // account rows. They are touched last, in this one statement, so their row locks are
+    // held for one round trip and the COMMIT, not for the whole transaction.
+    const credit = held ? 1 : 0;
+    const row = (await tx.one<{ final_count: number; open_count: number }>(
+      `WITH seq AS (
+         UPDATE requests SET final_count = final_count + 1, open_count = open_count - 1 WHERE id = $2 RETURNING final_count, open_count
+       ), item AS (
+         UPDATE items SET state = 'final', billing = $4, final_seq = (SELECT final_count FROM seq), envelope_status = $5, decision = $6,
+           verdict = $7, result_json = $8, claimed_by = NULL, lease_expires_at = NULL WHERE id = $1 RETURNING id
+       ), hist AS (
+         INSERT INTO address_history (account_id, email, checks, first_checked_at, last_checked_at, last_verdict) VALUES ($3, $9, $10, $11, $12, $13)
+         ON CONFLICT (account_id, email) DO UPDATE SET checks = address_history.checks + 1, last_checked_at = excluded.last_checked_at,
+           last_verdict = excluded.last_verdict RETURNING 1
+       ), led AS (
+         INSERT INTO credit_ledger (account_id, kind, credits, request_id, created_at)
+         SELECT $3, CASE WHEN $4 = 'debited' THEN 'debit' ELSE 'release' END, $14::int, $2, $15 WHERE $14::int > 0 RETURNING 1
+       ), acct AS (
+         UPDATE accounts SET credits_held = credits_held - $14::int, credits_debited = credits_debited + CASE WHEN $4 = 'debited' THEN $14::int ELSE 0 END
+         WHERE id = $3 AND $14::int > 0 RETURNING 1
+       )
+       SELECT final_count, open_count FROM seq`,
+      [
+        item.id,
+        item.request_id,
+        item.account_id,
+        settled.billing,
+        stored.envelope.status,
+        stored.envelope.decision,
+        stored.envelope.verdict,
+        JSON.stringify(stored),
+        item.email,
+        h.checks,
+        h.firstCheckedAt,
+        h.lastCheckedAt,
+        h.lastVerdict,
+        credit,
+        input.now,
+      ],
+    )) as { final_count: number; open_count: number };
+    const finalizedRequest = row.open_count === 0 && (await finalizeIfDone(tx, item.request_id, input.now, input.retentionDays));
+    return { recorded: true, finalizedRequest, debited: settled.billing === 'debited' ? 1 : 0, verdict: stored.envelope.verdict };
+  });
+}

@@ -1,0 +1,83 @@
+/** Single verifications (`POST /v1/verify`) on SQLite: hold → debit/release, idempotent replay. */
+import { randomUUID } from 'node:crypto';
+import type { SqliteContext } from './context.js';
+import { finalizeStoredResult, nextHistory, settle } from '../billing-rules.js';
+import type { StartVerificationInput, StartVerificationOutcome, StoredResult, VerificationRecord } from '../store.js';
+import { toVerificationRecord } from '../rows.js';
+import type { VerificationRow } from '../rows.js';
+
+export const VERIFY_ROUTE = 'POST /v1/verify';
+
+
+function load(ctx: SqliteContext, id: string): VerificationRow | undefined {
+  return ctx.stmt('SELECT * FROM verifications WHERE id = ?').get(id) as VerificationRow | undefined;
+}
+
+export function startVerification(ctx: SqliteContext, input: StartVerificationInput): StartVerificationOutcome {
+  return ctx.write(() => {
+    const seen = ctx.checkIdempotency(input.accountId, input.idempotency, input.now);
+    if (seen.kind === 'different') return { kind: 'idempotency_mismatch' };
+    if (seen.kind === 'same') {
+      const row = load(ctx, seen.targetId);
+      if (row) return { kind: 'replay', verification: toVerificationRecord(row) };
+    }
+    if (input.billable) {
+      const available = ctx.available(input.accountId);
+      if (available < 1) return { kind: 'insufficient_credits', available };
+    }
+    const id = randomUUID();
+    ctx.stmt(
+      "INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)",
+    ).run(id, input.accountId, input.keyId, input.email, input.billable ? 1 : 0, input.billable ? 'held' : 'none', input.now.toISOString());
+    if (input.billable) ctx.ledger(input.accountId, 'hold', 1, { verificationId: id }, input.now);
+    ctx.rememberIdempotency(input.accountId, input.idempotency, id, input.now);
+    return { kind: 'created', verification: toVerificationRecord(load(ctx, id) as VerificationRow) };
+  });
+}
+
+export function completeVerification(ctx: SqliteContext, input: { verificationId: string; result: StoredResult; now: Date }): VerificationRecord {
+  return ctx.write(() => {
+    const row = load(ctx, input.verificationId);
+    if (!row) throw new Error(`verification ${input.verificationId} does not exist`);
+    if (row.state !== 'running') return toVerificationRecord(row);
+    const held = row.billing === 'held';
+    const settled = settle(input.result.envelope, held);
+    const previous = ctx.history(row.account_id, row.email);
+    const stored = finalizeStoredResult(input.result, settled.envelope, previous);
+    if (held) ctx.ledger(row.account_id, settled.billing === 'debited' ? 'debit' : 'release', 1, { verificationId: row.id }, input.now);
+    ctx.saveHistory(row.account_id, row.email, nextHistory(previous, stored));
+    ctx.stmt("UPDATE verifications SET state = 'completed', billing = ?, result_json = ?, finished_at = ? WHERE id = ?").run(
+      settled.billing,
+      JSON.stringify(stored),
+      input.now.toISOString(),
+      row.id,
+    );
+    return toVerificationRecord(load(ctx, row.id) as VerificationRow);
+  });
+}
+
+export function failVerification(ctx: SqliteContext, input: { verificationId: string; now: Date }): VerificationRecord {
+  return ctx.write(() => {
+    const row = load(ctx, input.verificationId);
+    if (!row) throw new Error(`verification ${input.verificationId} does not exist`);
+    if (row.state !== 'running') return toVerificationRecord(row);
+    if (row.billing === 'held') ctx.ledger(row.account_id, 'release', 1, { verificationId: row.id }, input.now);
+    ctx.stmt("UPDATE verifications SET state = 'failed', billing = ?, finished_at = ? WHERE id = ?").run(
+      row.billing === 'held' ? 'released' : row.billing,
+      input.now.toISOString(),
+      row.id,
+    );
+    return toVerificationRecord(load(ctx, row.id) as VerificationRow);
+  });
+}
+
+export function getVerification(ctx: SqliteContext, accountId: string, id: string): VerificationRecord | null {
+  const row = load(ctx, id);
+  return row && row.account_id === accountId ? toVerificationRecord(row) : null;
+}
+
+export function failStaleVerifications(ctx: SqliteContext, olderThan: Date, now: Date): number {
+  const stale = ctx.stmt("SELECT id FROM verifications WHERE state = 'running' AND created_at < ?").all(olderThan.toISOString()) as Array<{ id: string }>;
+  for (const { id } of stale) failVerification(ctx, { verificationId: id, now });
+  return stale.length;
+}

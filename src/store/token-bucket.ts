@@ -1,0 +1,31 @@
+/**
+ * Token-bucket arithmetic (DESIGN.md §4: per key, sustained rate with bursts). Pure, so both
+ * stores share it: SQLite keeps the buckets in memory, PostgreSQL in a row locked while it runs.
+ */
+import type { RateDecision } from './store.js';
+
+export interface BucketState {
+  tokens: number;
+  updatedMs: number;
+}
+
+export function takeToken(
+  state: BucketState | undefined,
+  nowMs: number,
+  perSecond: number,
+  burst: number,
+): { state: BucketState; decision: RateDecision } {
+  const elapsed = state ? Math.max(0, nowMs - state.updatedMs) : 0;
+  let tokens = state ? Math.min(burst, state.tokens + (elapsed * perSecond) / 1000) : burst;
+  const allowed = tokens >= 1;
+  if (allowed) tokens -= 1;
+  return {
+    state: { tokens, updatedMs: nowMs },
+    decision: {
+      allowed,
+      remaining: Math.floor(tokens),
+      retryAfterMs: allowed ? 0 : Math.ceil(((1 - tokens) * 1000) / perSecond),
+      resetMs: Math.ceil(((burst - tokens) * 1000) / perSecond),
+    },
+  };
+}

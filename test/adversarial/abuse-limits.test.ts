@@ -1,0 +1,111 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, newIdem, waitFinal } from '../api/harness.js';
+import type { Harness } from '../api/harness.js';
+import { BACKENDS } from './backends.js';
+import type { OpenBackend } from './backends.js';
+import { assertSpecAnswer, rawRequest } from './raw-http.js';
+
+/**
+ * Limits under attack: a burst from many connections against the token bucket (DESIGN.md §4:
+ * 20/s, burst 40), and batches and checks racing to overdraw an account's credits. On SQLite,
+ * and on PostgreSQL when it is reachable (row locks and shared buckets are where races live).
+ */
+const PER_SECOND = 20;
+const BURST = 40;
+
+for (const backend of BACKENDS) describe(`abuse: rate limits and credits (${backend.name})`, () => {
+  let h: Harness;
+  let opened: OpenBackend | null = null;
+  let skip: string | null = null;
+
+  before(async () => {
+    const outcome = await backend.open();
+    if ('skip' in outcome) {
+      skip = outcome.skip;
+      return;
+    }
+    opened = outcome;
+    h = await startHarness({ env: { PRESEND_RATE_LIMIT_PER_SECOND: String(PER_SECOND), PRESEND_RATE_LIMIT_BURST: String(BURST), ...outcome.env } });
+  });
+  after(async () => {
+    await h?.close();
+    await opened?.close();
+  });
+
+  const requestsOf = (accountId: string) => opened?.countRequests(h, accountId) ?? Promise.resolve(-1);
+
+  test('200 concurrent requests on 200 connections: at most burst + refill get through, the rest are 429 with Retry-After ≥ 1', async (t) => {
+    if (skip) return t.skip(skip);
+    const a = await h.newAccount(0);
+    const path = '/v1/requests/00000000-0000-4000-8000-000000000000';
+    const t0 = Date.now();
+    const answers = await Promise.all(Array.from({ length: 200 }, () => rawRequest(h.url, 'GET', path, { 'x-api-key': a.test })));
+    const elapsedS = (Date.now() - t0) / 1000;
+    for (const answer of answers) assertSpecAnswer('status', answer, 'burst');
+    const allowed = answers.filter((r) => r.status === 404).length;
+    const limited = answers.filter((r) => r.status === 429);
+    assert.equal(allowed + limited.length, 200, `only 404 and 429 expected: ${answers.map((r) => r.status).join(',')}`);
+    assert.ok(allowed >= BURST, `a full bucket lets the burst through: ${allowed}`);
+    assert.ok(allowed <= BURST + Math.ceil(PER_SECOND * elapsedS) + 1, `${allowed} allowed in ${elapsedS.toFixed(2)} s`);
+    for (const r of limited) {
+      assert.ok(Number(r.headers['retry-after']) >= 1);
+      assert.equal(r.headers['ratelimit-limit'], String(BURST));
+      assert.equal(r.headers['ratelimit-remaining'], '0');
+    }
+    // The bucket is per key: the same account's other key is not starved by the burst.
+    const other = await rawRequest(h.url, 'GET', path, { 'x-api-key': a.live });
+    assert.equal(other.status, 404);
+  });
+
+  test('a batch that would overdraw the balance is 402 and changes nothing: no hold, no request, no idempotency record', async (t) => {
+    if (skip) return t.skip(skip);
+    const a = await h.newAccount(5);
+    const before = await h.store.getBalance(a.accountId);
+    const idem = newIdem();
+    const r = await h.call('POST', '/v1/requests', { key: a.live, idem, body: { emails: Array.from({ length: 6 }, (_, i) => `deliverable+${i}@example${i}.com`) } });
+    assert.equal(r.status, 402);
+    assert.equal(r.body.error.code, 'insufficient_credits');
+    assert.deepEqual(await h.store.getBalance(a.accountId), before);
+    assert.equal(await requestsOf(a.accountId), 0);
+    // The key was not burnt by the refusal: a smaller batch under it is accepted.
+    const smaller = await h.call('POST', '/v1/requests', { key: a.live, idem, body: { emails: ['deliverable@example.com'] } });
+    assert.equal(smaller.status, 202);
+  });
+
+  test('twelve batches racing for ten credits hold at most ten, and the balance never goes below zero', async (t) => {
+    if (skip) return t.skip(skip);
+    const a = await h.newAccount(10);
+    // 3 unique addresses each (the sandbox behind the live key makes them actionable: debited).
+    const bodies = Array.from({ length: 12 }, (_, n) => ({ emails: [`deliverable+${n}a@example.com`, `deliverable@race${n}.example`, `role@race${n}.example`] }));
+    const answers = await Promise.all(bodies.map((body) => rawRequest(h.url, 'POST', '/v1/requests', { 'x-api-key': a.live, 'idempotency-key': newIdem(), 'content-type': 'application/json' }, JSON.stringify(body))));
+    for (const answer of answers) assertSpecAnswer('createBatch', answer, 'race');
+    const created = answers.filter((r) => r.status === 202);
+    const refused = answers.filter((r) => r.status === 402);
+    assert.equal(created.length + refused.length, 12, answers.map((r) => r.status).join(','));
+    assert.equal(created.length, 3, 'three batches of three fit in ten credits');
+    assert.equal(await requestsOf(a.accountId), 3);
+    const balance = await h.store.getBalance(a.accountId);
+    assert.ok(balance.available >= 0 && balance.held + balance.debited <= 10, JSON.stringify(balance));
+    for (const r of created) await waitFinal(h, a.live, JSON.parse(r.text).request.id);
+    const final = await h.store.getBalance(a.accountId);
+    assert.deepEqual({ debited: final.debited, held: final.held, available: final.available }, { debited: 9, held: 0, available: 1 });
+  });
+
+  test('twenty single checks racing for three credits debit at most three, the rest are 402', async (t) => {
+    if (skip) return t.skip(skip);
+    const a = await h.newAccount(3);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        rawRequest(h.url, 'POST', '/v1/verify', { 'x-api-key': a.live, 'idempotency-key': newIdem(), 'content-type': 'application/json' }, JSON.stringify({ email: `deliverable@check${n}.example` })),
+      ),
+    );
+    for (const answer of answers) assertSpecAnswer('verify', answer, 'race');
+    const ok = answers.filter((r) => r.status === 200);
+    assert.ok(ok.length <= 3, `${ok.length} checks were answered with 3 credits`);
+    assert.equal(ok.length + answers.filter((r) => r.status === 402).length, 20, answers.map((r) => r.status).join(','));
+    const balance = await h.store.getBalance(a.accountId);
+    assert.equal(balance.debited, ok.length);
+    assert.ok(balance.available >= 0);
+  });
+});

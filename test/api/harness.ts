@@ -1,0 +1,124 @@
+/**
+ * Test harness: a real Presend server on 127.0.0.1:0 over a temp SQLite file (or memory),
+ * accounts and keys made through the store, and a small fetch wrapper.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import type { PresendConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import type { RunningServer, ServerOptions } from '../../src/server.js';
+import { openStore } from '../../src/store/open-store.js';
+import { generateApiKey } from '../../src/service/keys.js';
+import type { Engines } from '../../src/service/engines.js';
+import type { Store } from '../../src/store/store.js';
+import { testEngines } from './engines.js';
+import { assertMatches } from './schema-check.js';
+import { BatchRequest, ErrorBody, ResultsPage, VerifyResult } from '../../src/api/schemas.js';
+import type { TSchema } from '@sinclair/typebox';
+
+/** The schema a response of the interface must match, by route and status (interface-spec §4, §7). */
+function schemaFor(method: string, path: string, status: number): TSchema | null {
+  if (!path.startsWith('/v1/')) return status >= 400 ? ErrorBody : null;
+  if (status >= 400) return ErrorBody;
+  const route = path.split('?')[0] ?? '';
+  if (method === 'POST' && route === '/v1/verify') return VerifyResult;
+  if (method === 'POST' && route === '/v1/requests') return BatchRequest;
+  if (method === 'GET' && /^\/v1\/requests\/[^/]+\/results$/.test(route)) return ResultsPage;
+  if (method === 'GET' && /^\/v1\/requests\/[^/]+$/.test(route)) return BatchRequest;
+  return null;
+}
+
+export interface Harness {
+  server: RunningServer;
+  store: Store;
+  url: string;
+  dir: string;
+  config: PresendConfig;
+  newAccount(credits: number, name?: string): Promise<{ accountId: string; live: string; test: string }>;
+  call(method: string, path: string, init?: { key?: string | null; bearer?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; idem?: string }): Promise<{ status: number; headers: Headers; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startHarness(opts: { env?: Record<string, string>; engines?: Engines; server?: Partial<ServerOptions> } = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'presend-test-'));
+  const config = loadConfig({
+    PRESEND_DATABASE_URL: `sqlite:${join(dir, 'presend.db')}`,
+    PRESEND_HOST: '127.0.0.1',
+    PRESEND_PORT: '0',
+    PRESEND_RATE_LIMIT_PER_SECOND: '1000',
+    PRESEND_RATE_LIMIT_BURST: '1000',
+    ...opts.env,
+  });
+  const store = await openStore(config.databaseUrl);
+  const server = await startServer({
+    config,
+    store,
+    engines: opts.engines ?? (await testEngines(config)),
+    logLevel: false,
+    worker: { pollMs: 50 },
+    ...opts.server,
+  });
+  const h: Harness = {
+    server,
+    store,
+    url: server.url,
+    dir,
+    config,
+    async newAccount(credits, name) {
+      const account = await store.createAccount({ name: name ?? `acct-${process.pid}-${++counter}`, credits, now: new Date() });
+      if (!account) throw new Error('account name taken');
+      const live = generateApiKey('live');
+      const test = generateApiKey('test');
+      for (const k of [live, test]) await store.createApiKey({ accountId: account.id, hash: k.hash, displayPrefix: k.displayPrefix, mode: k.mode, now: new Date() });
+      return { accountId: account.id, live: live.key, test: test.key };
+    },
+    async call(method, path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      if (init.key) headers['x-api-key'] = init.key;
+      if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
+      if (init.idem) headers['idempotency-key'] = init.idem;
+      let body: string | undefined = init.rawBody;
+      if (init.body !== undefined) {
+        body = JSON.stringify(init.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${server.url}${path}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON: keep the text */
+      }
+      // Every response carries X-Request-Id, and every body of the interface matches its schema.
+      if (!res.headers.get('x-request-id')) throw new Error(`${method} ${path}: no X-Request-Id`);
+      const schema = schemaFor(method, path, res.status);
+      if (schema) assertMatches(schema, parsed);
+      return { status: res.status, headers: res.headers, body: parsed };
+    },
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
+
+let idem = 0;
+export const newIdem = (): string => `idem-${process.pid}-${Date.now()}-${++idem}`;
+
+/** Polls the status route until the request is finalized (or failed). */
+export async function waitFinal(h: Harness, key: string, id: string, timeoutMs = 60_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await h.call('GET', `/v1/requests/${id}`, { key });
+    if (r.status !== 200) throw new Error(`status ${r.status}`);
+    if (r.body.request.state === 'completed' || r.body.request.state === 'failed') return r.body;
+    if (Date.now() > deadline) throw new Error(`request ${id} not final: ${JSON.stringify(r.body.counters)}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}

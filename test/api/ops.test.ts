@@ -1,0 +1,144 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, newIdem, waitFinal } from './harness.js';
+import type { Harness } from './harness.js';
+import { isError } from './schema-check.js';
+import { ERROR_CATALOG } from '../../src/api/errors.js';
+
+describe('operational routes and cross-cutting behaviour', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+
+  test('/openapi.json is OpenAPI 3.1 with the four routes, both auth schemes and every error code of the catalog', async () => {
+    const r = await h.call('GET', '/openapi.json');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.openapi, '3.1.0');
+    assert.deepEqual(Object.keys(r.body.paths).sort(), ['/v1/requests', '/v1/requests/{id}', '/v1/requests/{id}/results', '/v1/verify']);
+    assert.deepEqual(Object.keys(r.body.paths['/v1/verify'].post.responses).sort(), ['200', '202', '400', '401', '402', '429', '502', '503']);
+    assert.deepEqual(Object.keys(r.body.paths['/v1/requests'].post.responses).sort(), ['200', '202', '400', '401', '402', '404', '422', '429', '503']);
+    assert.deepEqual(Object.keys(r.body.paths['/v1/requests/{id}'].get.responses).sort(), ['200', '401', '404', '429']);
+    assert.deepEqual(Object.keys(r.body.paths['/v1/requests/{id}/results'].get.responses).sort(), ['200', '401', '404', '429']);
+    assert.ok(r.body.components.securitySchemes.ApiKey);
+    assert.ok(r.body.components.securitySchemes.Bearer);
+    for (const code of Object.keys(ERROR_CATALOG)) assert.ok(r.body['x-error-codes'][code], code);
+    const text = JSON.stringify(r.body.paths);
+    for (const code of ['invalid_email', 'insufficient_credits', 'list_not_ready', 'cursor_not_found', 'rate_limited', 'engine_unavailable']) assert.ok(text.includes(code), code);
+    const params = r.body.paths['/v1/requests/{id}/results'].get.parameters.map((p: { name: string }) => p.name).sort();
+    assert.deepEqual(params, ['cursor', 'id', 'limit', 'offset']);
+    assert.ok(r.body.paths['/v1/verify'].post.parameters.some((p: { name: string; in: string }) => p.in === 'header' && p.name === 'idempotency-key'));
+  });
+
+  test('/docs is a readable HTML reference of the routes and error codes', async () => {
+    const res = await fetch(`${h.url}/docs`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+    const html = await res.text();
+    assert.match(html, /POST \/v1\/verify/);
+    assert.match(html, /GET \/v1\/requests\/\{id\}\/results/);
+    assert.match(html, /cursor_not_found/);
+  });
+
+  test('/healthz and /readyz answer without a key; unknown paths are 404 with the error body', async () => {
+    assert.equal((await h.call('GET', '/healthz')).status, 200);
+    assert.equal((await h.call('GET', '/readyz')).status, 200);
+    isError(await h.call('GET', '/v2/nothing'), 404, 'not_found');
+  });
+
+  test('/metrics exposes request latency, verifications by verdict, credits debited and queue depth', async () => {
+    const a = await h.newAccount(5);
+    await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@m.example' } });
+    const res = await fetch(`${h.url}/metrics`);
+    const text = await res.text();
+    assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
+    assert.match(text, /presend_http_request_duration_seconds_bucket\{method="POST",route="\/v1\/verify",status="200",le="\+Inf"\} 1/);
+    assert.match(text, /presend_verifications_total\{verdict="DELIVERABLE"\} \d+/);
+    assert.match(text, /presend_credits_debited_total [1-9]/);
+    assert.match(text, /presend_queue_depth \d+/);
+  });
+
+  test('every response carries X-Request-Id, a safe incoming one is kept, and the body’s requestId matches', async () => {
+    const a = await h.newAccount(1);
+    const r = await h.call('GET', '/v1/requests/00000000-0000-4000-8000-000000000000', { key: a.live, headers: { 'x-request-id': 'trace-42' } });
+    assert.equal(r.headers.get('x-request-id'), 'trace-42');
+    assert.equal(r.body.error.requestId, 'trace-42');
+    const ok = await h.call('GET', '/healthz');
+    assert.ok(ok.headers.get('x-request-id'));
+    const bad = await h.call('GET', '/healthz', { headers: { 'x-request-id': 'has spaces and "quotes"' } });
+    assert.notEqual(bad.headers.get('x-request-id'), 'has spaces and "quotes"');
+  });
+
+  test('the API key never appears in the JSON logs, in either header form', async () => {
+    const { PassThrough } = await import('node:stream');
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    const logged = await startHarness({ server: { logLevel: 'trace', logStream: stream } });
+    try {
+      const a = await logged.newAccount(1);
+      await logged.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@log.example' } });
+      await logged.call('GET', '/v1/requests/00000000-0000-4000-8000-000000000000', { bearer: a.test });
+      logged.server.app.log.info({ headers: { 'x-api-key': a.live, authorization: `Bearer ${a.test}` } }, 'headers as a log field');
+      assert.ok(text.length > 0);
+      for (const line of text.trim().split('\n')) JSON.parse(line);
+      assert.ok(!text.includes(a.live.slice(8)), 'live key in logs');
+      assert.ok(!text.includes(a.test.slice(8)), 'test key in logs');
+      assert.match(text, /\[redacted\]/);
+    } finally {
+      await logged.close();
+    }
+  });
+
+  test('a finalized batch is deleted after its retention (then 404)', async () => {
+    const a = await h.newAccount(5);
+    const r = await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['deliverable@ret.example'] } });
+    const final = await waitFinal(h, a.live, r.body.request.id);
+    const expires = new Date(final.request.retentionExpiresAt);
+    assert.equal((await h.store.purgeExpired(new Date(expires.getTime() - 1000), 30)).requests, 0);
+    assert.equal((await h.call('GET', `/v1/requests/${r.body.request.id}`, { key: a.live })).status, 200);
+    assert.ok((await h.store.purgeExpired(expires, 30)).requests >= 1);
+    isError(await h.call('GET', `/v1/requests/${r.body.request.id}`, { key: a.live }), 404, 'request_not_found');
+    isError(await h.call('GET', `/v1/requests/${r.body.request.id}/results`, { key: a.live }), 404, 'request_not_found');
+  });
+});
+
+describe('failures that are bugs or outages', () => {
+  test('a store that fails answers 500 with the error body and no stack trace', async () => {
+    const h = await startHarness();
+    try {
+      const a = await h.newAccount(1);
+      await h.store.close();
+      const r = await h.call('GET', '/v1/requests/00000000-0000-4000-8000-000000000000', { key: a.live });
+      isError(r, 500, 'internal_error');
+      assert.doesNotMatch(JSON.stringify(r.body), /at |\.ts:|stack/);
+      isError(await h.call('GET', '/readyz'), 503, 'service_unavailable');
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('graceful shutdown', () => {
+  test('while shutting down new work is 503 and /readyz is 503; running checks finish and are stored', async () => {
+    const h = await startHarness();
+    const a = await h.newAccount(5);
+    const pending = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'slow@x.example', timeoutMs: 10 } });
+    assert.equal(pending.status, 202);
+    h.server.stopAccepting();
+    isError(await h.call('GET', '/readyz'), 503, 'service_unavailable');
+    isError(await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@x.example' } }), 503, 'service_unavailable');
+    isError(await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['deliverable@x.example'] } }), 503, 'service_unavailable');
+    await h.server.close();
+    const { openStore } = await import('../../src/store/open-store.js');
+    const store = await openStore(h.config.databaseUrl);
+    const record = await store.getVerification(a.accountId, pending.body.engineJobId);
+    assert.equal(record?.state, 'completed');
+    assert.equal(record?.result?.envelope.verdict, 'DELIVERABLE');
+    assert.deepEqual(await store.getBalance(a.accountId), { granted: 5, debited: 1, held: 0, available: 4 });
+    await store.close();
+    const { rmSync } = await import('node:fs');
+    rmSync(h.dir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,32 @@
+/** Asserts a response body against the interface schema it claims to follow. */
+import assert from 'node:assert/strict';
+import { Value } from '@sinclair/typebox/value';
+import { FormatRegistry } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { parseAddress } from '../../src/core/syntax/address.js';
+import { BatchRequest, ErrorBody, ResultsPage, VerifyResult } from '../../src/api/schemas.js';
+
+// RFC 3339 date-time (the JSON Schema `date-time` format), RFC 9562 uuid, and the interface's email format.
+FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(v) && !Number.isNaN(Date.parse(v)));
+FormatRegistry.Set('uuid', (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v));
+FormatRegistry.Set('email', (v) => parseAddress(v).ok);
+
+export function assertMatches(schema: TSchema, body: unknown): void {
+  if (!Value.Check(schema, body)) {
+    const errors = [...Value.Errors(schema, body)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
+    assert.fail(`body does not match ${String(schema.title)}: ${errors.join('; ')}\n${JSON.stringify(body).slice(0, 800)}`);
+  }
+}
+
+export const isVerifyResult = (b: unknown) => assertMatches(VerifyResult, b);
+export const isBatchRequest = (b: unknown) => assertMatches(BatchRequest, b);
+export const isResultsPage = (b: unknown) => assertMatches(ResultsPage, b);
+
+/** Every error: the spec's body, X-Request-Id, and the code expected. */
+export function isError(res: { status: number; headers: Headers; body: any }, status: number, code: string): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  assertMatches(ErrorBody, res.body);
+  assert.equal(res.body.error.code, code);
+  assert.ok(res.headers.get('x-request-id'));
+  assert.equal(res.body.error.requestId, res.headers.get('x-request-id'));
+}

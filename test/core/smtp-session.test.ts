@@ -1,0 +1,151 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { ProbeSession, type SessionSettings } from '../../src/core/smtp/session.js';
+import { HostQueue, type HostQueueSettings, type HostResult } from '../../src/core/smtp/host-queue.js';
+import { DEFAULT_REPLY_LIMITS } from '../../src/core/smtp/reply.js';
+import { createMemorySessionLimiter } from '../../src/core/limiter.js';
+import { defaultScript, startScriptedSmtp, startSocks5Proxy, type Script } from './scripted-smtp.js';
+
+function settings(port: number, more: Partial<SessionSettings> = {}): SessionSettings {
+  return {
+    heloName: 'probe.presend.test',
+    mailFrom: 'probe@presend.test',
+    port,
+    stepTimeoutMs: 500,
+    sessionMaxMs: 10_000,
+    proxy: null,
+    useStartTls: true,
+    limits: DEFAULT_REPLY_LIMITS,
+    ...more,
+  };
+}
+
+function queueSettings(port: number, more: Partial<HostQueueSettings> = {}): HostQueueSettings {
+  const { useStartTls: _unused, ...session } = settings(port);
+  return { session, maxSessions: 1, maxRcptsPerTransaction: 100, maxTransactionsPerSession: 10, sessionIdleMs: 0, maxAttempts: 2, ...more };
+}
+
+const codeOf = (r: HostResult): number | string =>
+  r.kind === 'final' ? (r.outcome.kind === 'reply' ? r.outcome.reply.code : r.outcome.kind === 'failure' ? r.outcome.failure.kind : r.outcome.kind) : 'failover';
+
+describe('probe session protocol corners', () => {
+  test('a server that refuses EHLO is greeted with HELO (RFC 5321 §3.2)', async (t) => {
+    const server = await startScriptedSmtp((line, ctx) => (line.startsWith('EHLO') ? '502 5.5.2 command not recognized' : defaultScript(line, ctx)));
+    t.after(() => server.close());
+    const opened = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(server.port));
+    assert.ok(opened.ok);
+    assert.equal(opened.session.capabilities.pipelining, false);
+    const result = await opened.session.transaction(['alice@example.test', 'unknown@example.test'], false);
+    assert.deepEqual(result.rcpt.map((r) => r?.code), [250, 550]);
+    await opened.session.quit();
+    assert.deepEqual(server.sessions[0], [
+      'EHLO probe.presend.test',
+      'HELO probe.presend.test',
+      'MAIL FROM:<probe@presend.test>',
+      'RCPT TO:<alice@example.test>',
+      'RCPT TO:<unknown@example.test>',
+      'QUIT',
+    ]);
+  });
+
+  test('with PIPELINING the MAIL and RCPT commands go out together and replies are matched in order', async (t) => {
+    const server = await startScriptedSmtp(defaultScript);
+    t.after(() => server.close());
+    const opened = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(server.port));
+    assert.ok(opened.ok);
+    const first = await opened.session.transaction(['a@x.test', 'unknown1@x.test', 'b@x.test'], false);
+    assert.deepEqual(first.rcpt.map((r) => r?.code), [250, 550, 250]);
+    const second = await opened.session.transaction(['unknown2@x.test'], true);
+    assert.deepEqual(second.rcpt.map((r) => r?.code), [550]);
+    await opened.session.quit();
+    const commands = server.sessions[0] ?? [];
+    assert.ok(commands.includes('RSET'), 'RSET between transactions');
+    assert.ok(commands.includes('MAIL FROM:<probe@presend.test> SMTPUTF8'));
+    assert.ok(!commands.includes('DATA'));
+  });
+
+  test('a server that closes with 421 in the middle of a batch gets the rest in a new session', async (t) => {
+    const server = await startScriptedSmtp((line, ctx) =>
+      line.startsWith('RCPT') && ctx.session === 0 && ctx.rcptsInTransaction > 3 ? '421 4.7.0 too many, closing' : defaultScript(line, ctx),
+    );
+    t.after(() => server.close());
+    const queue = new HostQueue('scripted.test', ['127.0.0.1'], queueSettings(server.port), createMemorySessionLimiter(1), () => undefined);
+    t.after(() => queue.close());
+    const recipients = Array.from({ length: 10 }, (_, i) => (i % 2 ? `unknown${i}@x.test` : `user${i}@x.test`));
+    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
+    assert.deepEqual(results.map(codeOf), recipients.map((r) => (r.startsWith('unknown') ? 550 : 250)));
+    assert.equal(server.sessions.length, 2);
+  });
+
+  test('452 too many recipients: the rest go in later transactions of no more than what the server took', async (t) => {
+    const server = await startScriptedSmtp((line, ctx) =>
+      line.startsWith('RCPT') && ctx.rcptsInTransaction > 4 ? '452 4.5.3 Too many recipients' : defaultScript(line, ctx),
+    );
+    t.after(() => server.close());
+    const queue = new HostQueue('scripted.test', ['127.0.0.1'], queueSettings(server.port, { maxAttempts: 5 }), createMemorySessionLimiter(1), () => undefined);
+    t.after(() => queue.close());
+    const recipients = Array.from({ length: 12 }, (_, i) => `user${i}@x.test`);
+    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
+    assert.deepEqual(results.map(codeOf), recipients.map(() => 250));
+    assert.equal(server.sessions.length, 1, 'one session served them all');
+  });
+
+  test('recipients are split into transactions of at most maxRcptsPerTransaction, with RSET between', async (t) => {
+    const server = await startScriptedSmtp(defaultScript);
+    t.after(() => server.close());
+    const queue = new HostQueue('scripted.test', ['127.0.0.1'], queueSettings(server.port, { maxRcptsPerTransaction: 4 }), createMemorySessionLimiter(1), () => undefined);
+    t.after(() => queue.close());
+    await Promise.all(Array.from({ length: 10 }, (_, i) => queue.submit({ recipient: `u${i}@x.test`, needsUtf8: false })));
+    const commands = server.sessions.flat();
+    assert.equal(commands.filter((c) => c.startsWith('MAIL')).length, 3);
+    assert.equal(commands.filter((c) => c === 'RSET').length, 2);
+  });
+
+  test('replies that each come just inside the step timeout still cannot outlive the session deadline', async (t) => {
+    const server = await startScriptedSmtp((line, ctx) => (line.startsWith('RCPT') ? { delayMs: 150, reply: '250 ok' } : defaultScript(line, ctx)));
+    t.after(() => server.close());
+    const opened = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(server.port, { stepTimeoutMs: 300, sessionMaxMs: 700 }));
+    assert.ok(opened.ok);
+    const result = await opened.session.transaction(
+      Array.from({ length: 20 }, (_, i) => `u${i}@x.test`),
+      false,
+    );
+    assert.equal(result.failure?.kind, 'timeout');
+    assert.ok(result.rcpt.filter((r) => r !== undefined).length < 20);
+  });
+
+  test('a server that says nothing at all costs one step timeout', async (t) => {
+    const silent: Script = (line, ctx) => (line === 'CONNECT' ? { delayMs: 1500, reply: '220 late' } : defaultScript(line, ctx));
+    const server = await startScriptedSmtp(silent);
+    t.after(() => server.close());
+    const opened = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(server.port, { stepTimeoutMs: 200 }));
+    assert.equal(opened.ok, false);
+    assert.deepEqual(!opened.ok && [opened.failure.kind, opened.failure.step], ['timeout', 'banner']);
+  });
+});
+
+describe('SOCKS5 proxy (PRESEND_SMTP_PROXY)', () => {
+  test('probes go through the proxy with its credentials, to the resolved IP', async (t) => {
+    const server = await startScriptedSmtp(defaultScript);
+    const proxy = await startSocks5Proxy();
+    t.after(async () => {
+      await proxy.close();
+      await server.close();
+    });
+    const opened = await ProbeSession.open(
+      'scripted.test',
+      ['127.0.0.1'],
+      settings(server.port, { proxy: { host: '127.0.0.1', port: proxy.port, userId: 'probe', password: 's3cret' } }),
+    );
+    assert.ok(opened.ok);
+    const result = await opened.session.transaction(['alice@x.test'], false);
+    assert.equal(result.rcpt[0]?.code, 250);
+    await opened.session.quit();
+    assert.deepEqual(proxy.connects, [{ user: 'probe', password: 's3cret', host: '127.0.0.1', port: server.port }]);
+  });
+
+  test('a proxy that is down is a connection failure, not a crash', async () => {
+    const opened = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(25, { proxy: { host: '127.0.0.1', port: 1 } }));
+    assert.equal(opened.ok, false);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Crash safety: a `presend serve` child process is SIGKILLed in the middle of a live batch
+ * against the mail world, then started again on the same SQLite file. The batch must resume
+ * from the store's leases, finish with every address exactly once, and bill exactly:
+ * credits debited + released = credits held at creation.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMailWorld } from '../../src/mailworld/index.js';
+import type { WorldSpec } from '../../src/mailworld/index.js';
+import { openStore } from '../../src/store/open-store.js';
+import { generateApiKey } from '../../src/service/keys.js';
+import { exited, startServe } from './processes.js';
+
+const N = 150;
+
+function lagWorld(): WorldSpec {
+  const mailboxes: Record<string, 'accept' | 'temp_fail'> = {};
+  for (let i = 0; i < N; i++) if (i % 3 === 0) mailboxes[`user${i}`] = 'accept';
+  for (let i = 0; i < N; i++) if (i % 3 === 1) mailboxes[`user${i}`] = 'temp_fail';
+  return {
+    hosts: [{ name: 'mx.lag.test', commandLatencyMs: 25 }],
+    domains: [{ name: 'lag.test', mx: [{ host: 'mx.lag.test', preference: 10 }], mailboxes, otherMailboxes: 'unknown' }],
+  };
+}
+
+test('a batch interrupted by SIGKILL resumes after restart with every address once and exact credits', { timeout: 90_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presend-crash-'));
+  const world = await startMailWorld(lagWorld());
+  const children: ChildProcess[] = [];
+  try {
+    const databaseUrl = `sqlite:${join(dir, 'presend.db')}`;
+    const setup = await openStore(databaseUrl);
+    const account = await setup.createAccount({ name: 'crash', credits: 1000, now: new Date() });
+    assert.ok(account);
+    const key = generateApiKey('live');
+    await setup.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
+    await setup.close();
+
+    const env = {
+      ...world.env(),
+      PRESEND_DATABASE_URL: databaseUrl,
+      PRESEND_PORT: '0',
+      PRESEND_WORKER_CONCURRENCY: '8',
+      PRESEND_WORKER_LEASE_MS: '1500',
+      PRESEND_WORKER_POLL_MS: '100',
+      PRESEND_SMTP_TIMEOUT_MS: '5000',
+      PRESEND_LOG_LEVEL: 'info',
+    };
+    const api = (url: string, path: string, init: RequestInit = {}) =>
+      fetch(`${url}${path}`, { ...init, headers: { 'x-api-key': key.key, 'content-type': 'application/json', ...init.headers } }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as any, // eslint-disable-line @typescript-eslint/no-explicit-any
+      }));
+
+    const first = await startServe(env);
+    children.push(first.child);
+    const emails = Array.from({ length: N }, (_, i) => `user${i}@lag.test`);
+    const created = await api(first.url, '/v1/requests', { method: 'POST', headers: { 'idempotency-key': 'crash-1' }, body: JSON.stringify({ emails }) });
+    assert.equal(created.status, 202);
+    const id = created.body.request.id as string;
+    for (;;) {
+      const s = await api(first.url, `/v1/requests/${id}`);
+      if (s.body.counters.completed >= 20) break;
+      assert.notEqual(s.body.request.state, 'completed', 'the batch finished before the kill: slow the world down');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+
+    const second = await startServe(env);
+    children.push(second.child);
+    const mid = await api(second.url, `/v1/requests/${id}`);
+    assert.notEqual(mid.body.request.state, 'completed', 'the kill interrupted the batch');
+    let final;
+    for (;;) {
+      final = await api(second.url, `/v1/requests/${id}`);
+      if (final.body.request.state === 'completed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { results: Array<{ email: string }>; nextCursor: string | null } } = await api(
+        second.url,
+        `/v1/requests/${id}/results?limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      seen.push(...page.body.results.map((r) => r.email));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    assert.equal(seen.length, N);
+    assert.deepEqual([...seen].sort(), [...emails].sort());
+    const c = final.body.counters;
+    assert.equal(c.creditsHeld, 0);
+    assert.equal(c.creditsDebited + c.creditsReleased, N);
+    assert.equal(c.creditsDebited, 100, 'accepted and unknown mailboxes are verdicts; temp failures are not');
+
+    second.child.kill('SIGTERM');
+    await exited(second.child);
+    const check = await openStore(databaseUrl);
+    assert.deepEqual(await check.getBalance(account.id), { granted: 1000, debited: 100, held: 0, available: 900 });
+    await check.close();
+  } finally {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(children.map(exited));
+    await world.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

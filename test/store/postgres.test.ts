@@ -1,0 +1,310 @@
+/**
+ * The PostgreSQL store under concurrency: the shared contract suite, then several store
+ * instances (separate pools, as separate nodes would have) racing on one fresh database.
+ * Skipped with a message when PostgreSQL is unreachable and PRESEND_TEST_POSTGRES is unset.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { freshDatabase } from '../scale/fresh-database.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { IdempotencyClaim, Store, StoredResult } from '../../src/store/store.js';
+import { listMigrations } from '../../src/store/sqlite/database.js';
+import { runStoreContract } from './contract.js';
+
+const fresh = await freshDatabase();
+const skip = fresh.kind === 'skip' ? fresh.reason : false;
+const url = fresh.kind === 'ready' ? fresh.db.url : '';
+
+after(async () => {
+  if (fresh.kind === 'ready') await fresh.db.drop();
+});
+
+function claim(key: string, bodyHash = 'body'): IdempotencyClaim {
+  return { route: 'POST /v1/requests', key, bodyHash, expiresAt: new Date(Date.now() + 86_400_000).toISOString() };
+}
+
+function deliverable(now: Date): StoredResult {
+  return {
+    envelope: {
+      contract_version: 1,
+      status: 'completed',
+      outcome: 'actionable_verdict',
+      decision: 'send',
+      verdict: 'DELIVERABLE',
+      provider_family: 'other',
+      confidence: 0.97,
+      reasons: ['smtp_rcpt_accepted'],
+      evidence_class: 'smtp_rcpt',
+      retry: null,
+      billing: { disposition: 'debited', credits: 1 },
+      history: null,
+    },
+    legacy: { result: 'deliverable', reason: 'smtp_rcpt_accepted', didYouMean: null },
+    score: 97,
+    checkedAt: now.toISOString(),
+    attempts: 1,
+    providerFamily: 'other',
+  };
+}
+
+const emails = (n: number, domains: number) =>
+  Array.from({ length: n }, (_, i) => ({ email: `user${i}@d${i % domains}.example`, domain: `d${i % domains}.example` }));
+
+// The shared contract suite on its own fresh database: its fixed 2030 clock must not meet the
+// leases of the tests below.
+const own = skip ? null : await freshDatabase();
+if (own?.kind === 'ready') {
+  runStoreContract('postgres', () => openStore(own.db.url));
+  after(() => own.db.drop());
+}
+
+describe('PostgreSQL store with several nodes on one database', { skip }, () => {
+  let nodes: Store[] = [];
+  let accountSeq = 0;
+  const account = async (credits: number) => {
+    const a = await nodes[0]!.createAccount({ name: `acct-${++accountSeq}`, credits, now: new Date() });
+    assert.ok(a);
+    return a;
+  };
+
+  before(async () => {
+    // Four nodes starting at once: the advisory lock lets exactly one apply the migrations.
+    nodes = await Promise.all([1, 2, 3, 4].map(() => openStore(url)));
+  });
+
+  after(async () => {
+    await Promise.all(nodes.map((n) => n.close()));
+  });
+
+  test('nodes migrating at the same moment apply every migration exactly once', async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    await client.end();
+    assert.deepEqual(
+      rows.map((r) => r.version),
+      listMigrations('postgres').map((m) => m.version),
+    );
+    await Promise.all(nodes.map((n) => n.migrate()));
+  });
+
+  test('identical batch requests racing on four nodes create exactly one request and hold its credits once', async () => {
+    const a = await account(100);
+    const input = { accountId: a.id, keyId: 'k', mode: 'emails' as const, listId: null, total: 3, items: emails(3, 2), billable: true, now: new Date(), retentionDays: 30 };
+    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => nodes[i % 4]!.createBatchRequest({ ...input, idempotency: claim('race') })));
+    const created = outcomes.filter((o) => o.kind === 'created');
+    assert.equal(created.length, 1);
+    const ids = new Set(outcomes.map((o) => ('request' in o ? o.request.id : 'none')));
+    assert.equal(ids.size, 1);
+    assert.deepEqual(await nodes[1]!.getBalance(a.id), { granted: 100, debited: 0, held: 3, available: 97 });
+  });
+
+  test('the same Idempotency-Key with a different body is refused while the first is replayed', async () => {
+    const a = await account(10);
+    const input = { accountId: a.id, keyId: 'k', mode: 'emails' as const, listId: null, total: 1, items: emails(1, 1), billable: true, now: new Date(), retentionDays: 30 };
+    const [first, second] = await Promise.all([
+      nodes[0]!.createBatchRequest({ ...input, idempotency: claim('k2', 'one') }),
+      nodes[1]!.createBatchRequest({ ...input, idempotency: claim('k2', 'two') }),
+    ]);
+    assert.deepEqual([first.kind, second.kind].sort(), ['created', 'idempotency_mismatch']);
+  });
+
+  test('concurrent credit holds on several nodes never overdraw the balance', async () => {
+    const a = await account(5);
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        nodes[i % 4]!.createBatchRequest({
+          accountId: a.id,
+          keyId: 'k',
+          mode: 'emails',
+          listId: null,
+          total: 1,
+          items: emails(1, 1),
+          billable: true,
+          idempotency: claim(`hold-${i}`),
+          now: new Date(),
+          retentionDays: 30,
+        }),
+      ),
+    );
+    assert.equal(outcomes.filter((o) => o.kind === 'created').length, 5);
+    assert.equal(outcomes.filter((o) => o.kind === 'insufficient_credits').length, 7);
+    const verifies = await Promise.all(
+      [0, 1, 2].map((i) =>
+        nodes[i]!.startVerification({ accountId: a.id, keyId: 'k', email: 'x@y.example', billable: true, idempotency: { ...claim(`v-${i}`), route: 'POST /v1/verify' }, now: new Date() }),
+      ),
+    );
+    assert.deepEqual(
+      verifies.map((v) => v.kind),
+      ['insufficient_credits', 'insufficient_credits', 'insufficient_credits'],
+    );
+    assert.deepEqual(await nodes[2]!.getBalance(a.id), { granted: 5, debited: 0, held: 5, available: 0 });
+  });
+
+  test('workers claiming at once never receive the same item, and each chunk comes grouped by domain', async () => {
+    const a = await account(1000);
+    const created = await nodes[0]!.createBatchRequest({
+      accountId: a.id,
+      keyId: 'k',
+      mode: 'emails',
+      listId: null,
+      total: 400,
+      items: emails(400, 8),
+      billable: true,
+      idempotency: claim('claims'),
+      now: new Date(),
+      retentionDays: 30,
+    });
+    assert.equal(created.kind, 'created');
+    const seen = new Map<number, string>();
+    for (let round = 0; round < 5; round++) {
+      const chunks = await Promise.all(
+        [0, 1, 2, 3].map((w) => nodes[w]!.claimItems({ owner: `w${w}`, affinity: `w${w}`, now: new Date(), leaseMs: 60_000, limit: 20, affinityGraceMs: 60_000 })),
+      );
+      chunks.forEach((chunk, w) => {
+        for (const item of chunk) {
+          assert.equal(seen.has(item.itemId), false, `item ${item.itemId} claimed twice`);
+          seen.set(item.itemId, `w${w}`);
+        }
+        // 50 addresses per domain and 20 per chunk: a chunk spans at most two domains.
+        assert.ok(new Set(chunk.map((i) => i.domain)).size <= 2);
+      });
+    }
+    assert.equal(seen.size, 400);
+    const view = await nodes[3]!.getRequest(a.id, created.kind === 'created' ? created.request.id : '');
+    assert.equal(view?.state, 'running');
+  });
+
+  test('an expired lease is taken over, and a result recorded by both the slow and the new worker is billed once', async () => {
+    const a = await account(10);
+    const created = await nodes[0]!.createBatchRequest({
+      accountId: a.id,
+      keyId: 'k',
+      mode: 'emails',
+      listId: null,
+      total: 1,
+      items: [{ email: 'solo@lease.example', domain: 'lease.example' }],
+      billable: true,
+      idempotency: claim('lease'),
+      now: new Date(),
+      retentionDays: 30,
+    });
+    assert.equal(created.kind, 'created');
+    const t0 = new Date();
+    const first = await nodes[0]!.claimItems({ owner: 'slow', affinity: 'slow', now: t0, leaseMs: 1_000, limit: 10, affinityGraceMs: 0 });
+    const mine = first.filter((i) => i.email === 'solo@lease.example');
+    assert.equal(mine.length, 1);
+    const later = new Date(t0.getTime() + 5_000);
+    const second = await nodes[1]!.claimItems({ owner: 'fresh', affinity: 'fresh', now: later, leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
+    const taken = second.find((i) => i.itemId === mine[0]!.itemId);
+    assert.ok(taken, 'the expired item is handed to the next worker');
+    assert.equal(taken.attempts, 1);
+    const results = await Promise.all(
+      [nodes[0]!, nodes[1]!, nodes[2]!].map((n) => n.recordItemResult({ kind: 'final', itemId: taken.itemId, result: deliverable(later), now: later, retentionDays: 30 })),
+    );
+    assert.equal(results.filter((r) => r.recorded).length, 1);
+    assert.equal(results.filter((r) => r.finalizedRequest).length, 1);
+    assert.deepEqual(await nodes[3]!.getBalance(a.id), { granted: 10, debited: 1, held: 0, available: 9 });
+    const slice = await nodes[2]!.getResultsSlice({ accountId: a.id, requestId: taken.requestId, afterSeq: 0, limit: 10 });
+    assert.equal(slice?.rows.length, 1);
+    assert.equal(slice?.request.state, 'completed');
+    assert.equal(slice?.request.counters.creditsDebited, 1);
+  });
+
+  test('results recorded concurrently share transactions yet keep one result per item, contiguous sequence numbers and one finalization', async () => {
+    const a = await account(100);
+    const addresses = emails(40, 4);
+    const make = async (key: string) => {
+      const created = await nodes[0]!.createBatchRequest({
+        accountId: a.id,
+        keyId: 'k',
+        mode: 'emails',
+        listId: null,
+        total: addresses.length,
+        items: addresses,
+        billable: true,
+        idempotency: claim(key),
+        now: new Date(),
+        retentionDays: 30,
+      });
+      assert.equal(created.kind, 'created');
+      return created.kind === 'created' ? created.request.id : '';
+    };
+    // Two requests with the same addresses: each address is checked twice by one account.
+    const requests = [await make('many-1'), await make('many-2')];
+    const claimed = (
+      await nodes[1]!.claimItems({ owner: 'many', affinity: 'many', now: new Date(), leaseMs: 3_600_000, limit: 1000, affinityGraceMs: 3_600_000 })
+    ).filter((i) => requests.includes(i.requestId));
+    assert.equal(claimed.length, 80);
+    const now = new Date();
+    // Every item twice, all at once, on one node: duplicates land in the same gathered write.
+    const outcomes = await Promise.all(
+      [...claimed, ...claimed].map((i) => nodes[1]!.recordItemResult({ kind: 'final', itemId: i.itemId, result: deliverable(now), now, retentionDays: 30 })),
+    );
+    assert.equal(outcomes.filter((o) => o.recorded).length, 80);
+    assert.equal(outcomes.filter((o) => o.finalizedRequest).length, 2);
+    for (const requestId of requests) {
+      const slice = await nodes[2]!.getResultsSlice({ accountId: a.id, requestId, afterSeq: 0, limit: 200 });
+      assert.deepEqual(
+        slice?.rows.map((r) => r.finalSeq),
+        Array.from({ length: 40 }, (_, i) => i + 1),
+      );
+      assert.equal(slice?.request.state, 'completed');
+      assert.equal(slice?.request.finalization?.creditsDebited, 40);
+    }
+    assert.deepEqual(await nodes[3]!.getBalance(a.id), { granted: 100, debited: 80, held: 0, available: 20 });
+    const verification = await nodes[0]!.startVerification({
+      accountId: a.id,
+      keyId: 'k',
+      email: addresses[0]!.email,
+      billable: false,
+      idempotency: { ...claim('history'), route: 'POST /v1/verify' },
+      now,
+    });
+    assert.equal(verification.kind, 'created');
+    const done = await nodes[0]!.completeVerification({ verificationId: verification.kind === 'created' ? verification.verification.id : '', result: deliverable(now), now });
+    assert.equal(done.result?.envelope.history?.checks, 2, 'both batch checks of the address are in its history');
+  });
+
+  test('a greylisted item returns to the worker that saw it, and to anyone once the grace period is over', async () => {
+    const a = await account(10);
+    await nodes[0]!.createBatchRequest({
+      accountId: a.id,
+      keyId: 'k',
+      mode: 'emails',
+      listId: null,
+      total: 1,
+      items: [{ email: 'grey@grey.example', domain: 'grey.example' }],
+      billable: true,
+      idempotency: claim('grey'),
+      now: new Date(),
+      retentionDays: 30,
+    });
+    // Other tests' items are all claimed or final by now; drain anything pending first.
+    const t0 = new Date();
+    const drained = await nodes[0]!.claimItems({ owner: 'A#1', affinity: 'A', now: t0, leaseMs: 3_600_000, limit: 1000, affinityGraceMs: 3_600_000 });
+    const grey = drained.find((i) => i.email === 'grey@grey.example');
+    assert.ok(grey);
+    const due = new Date(t0.getTime() + 1_000);
+    await nodes[0]!.recordItemResult({ kind: 'recheck', itemId: grey.itemId, affinity: 'A', recheckAt: due, now: t0 });
+    const at = (ms: number) => new Date(due.getTime() + ms);
+    const claimAs = (node: number, affinity: string, now: Date) =>
+      nodes[node]!.claimItems({ owner: `${affinity}#${node}`, affinity, now, leaseMs: 3_600_000, limit: 10, affinityGraceMs: 10_000 });
+    assert.equal((await claimAs(1, 'B', at(1_000))).some((i) => i.itemId === grey.itemId), false);
+    const back = await claimAs(2, 'A', at(1_000));
+    assert.equal(back.find((i) => i.itemId === grey.itemId)?.rechecks, 1);
+    await nodes[2]!.releaseClaims('A#2', [grey.itemId]);
+    assert.equal((await claimAs(3, 'B', at(11_000))).some((i) => i.itemId === grey.itemId), true);
+  });
+
+  test('rate-limit buckets are shared: requests spread over two nodes together get one burst', async () => {
+    const now = new Date();
+    const decisions = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => nodes[i % 2]!.consumeRateToken({ keyId: 'shared-key', now, perSecond: 1, burst: 10 })),
+    );
+    assert.equal(decisions.filter((d) => d.allowed).length, 10);
+    const refused = decisions.find((d) => !d.allowed);
+    assert.ok(refused && refused.retryAfterMs > 0);
+  });
+});

@@ -55,6 +55,12 @@ export interface Engine {
     onResult: (result: EngineResult) => void | Promise<void>,
     options?: VerifyOptions,
   ): Promise<void>;
+  /**
+   * The result, when the engine knows it without any I/O or waiting (the sandbox: every
+   * address but `slow@`); null otherwise. Lets the service store a check in the one write that
+   * creates it. Optional: the live engine always goes to the network.
+   */
+  immediate?(address: string): EngineResult | null;
   close(): Promise<void>;
 }
 

@@ -33,6 +33,8 @@ const ROWS: Record<string, Row> = {
   spamtrap: { verdict: 'SPAMTRAP', reason: 'spamtrap', confidence: 0.99 },
 };
 
+const DELIVERABLE: Row = { verdict: 'DELIVERABLE', reason: 'smtp_rcpt_accepted', confidence: 0.95 };
+
 const TRAITS: AddressTraits = { role: false, free: false, didYouMean: null, providerFamily: null };
 
 /** `Undeliverable+42` → `undeliverable`: the sub-address tag never changes the result. */
@@ -65,24 +67,32 @@ export function createSandboxEngine(clock: Clock = systemClock, options: Sandbox
       for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
     });
 
-  async function verify(input: string, verifyOptions: VerifyOptions = {}): Promise<EngineResult> {
+  /** The result of every address but `slow@`, which needs its wait (null). */
+  function immediate(input: string): EngineResult | null {
     const parsed = parseAddress(input);
     if (!parsed.ok) {
       const reasons: ReasonCode[] = parsed.error === 'domain_literal' ? ['invalid_syntax', 'domain_literal'] : ['invalid_syntax'];
       return finish(input, input.trim(), { verdict: null, reasons, confidence: null, evidence: 'syntax' });
     }
-    const { normalized, localPart } = parsed.address;
-    const key = sandboxKey(localPart);
-    if (key === 'slow') {
-      const completed = await slow(verifyOptions.signal);
-      if (!completed) return finish(input, normalized, { verdict: 'TRANSIENT', reasons: ['aborted', 'sandbox'], confidence: null, evidence: null });
-    }
-    const chosen = ROWS[key] ?? { verdict: 'DELIVERABLE', reason: 'smtp_rcpt_accepted', confidence: 0.95 };
-    return finish(input, normalized, row(chosen));
+    const key = sandboxKey(parsed.address.localPart);
+    if (key === 'slow') return null;
+    return finish(input, parsed.address.normalized, row(ROWS[key] ?? DELIVERABLE));
+  }
+
+  async function verify(input: string, verifyOptions: VerifyOptions = {}): Promise<EngineResult> {
+    const ready = immediate(input);
+    if (ready) return ready;
+    // Only a well-formed `slow@` address gets here (parsed once more: rare, and keeps one path).
+    const parsed = parseAddress(input);
+    const email = parsed.ok ? parsed.address.normalized : input.trim();
+    const completed = await slow(verifyOptions.signal);
+    if (!completed) return finish(input, email, { verdict: 'TRANSIENT', reasons: ['aborted', 'sandbox'], confidence: null, evidence: null });
+    return finish(input, email, row(DELIVERABLE));
   }
 
   return {
     verify,
+    immediate,
     async verifyMany(addresses, onResult, verifyOptions) {
       await Promise.all(addresses.map(async (address) => onResult(await verify(address, verifyOptions))));
     },

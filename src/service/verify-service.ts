@@ -11,6 +11,7 @@ import { engineFor } from './engines.js';
 import type { Engines } from './engines.js';
 import { idempotencyClaim } from './idempotency.js';
 import type { Metrics } from './metrics.js';
+import type { Engine } from '../core/ports.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
 export const DEFAULT_VERIFY_TIMEOUT_MS = 15_000;
@@ -56,6 +57,9 @@ export class VerifyService {
     const timeoutMs = body.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
     const now = this.now();
     const sandbox = key.mode === 'test';
+    const engine = engineFor(this.options.engines, sandbox);
+    // A result known without waiting (sandbox) is stored by the write that creates the check.
+    const ready = engine.immediate?.(parsed.address.normalized) ?? null;
     const started = await this.options.store.startVerification({
       accountId: key.accountId,
       keyId: key.keyId,
@@ -63,6 +67,7 @@ export class VerifyService {
       billable: !sandbox,
       idempotency: idempotencyClaim(VERIFY_ROUTE, idempotencyKey, body, now),
       now,
+      ...(ready ? { result: toStoredResult(ready) } : {}),
     });
     switch (started.kind) {
       case 'idempotency_mismatch':
@@ -75,7 +80,11 @@ export class VerifyService {
         break;
     }
     const record = started.verification;
-    const run = this.run(record, sandbox);
+    if (record.state === 'completed') {
+      this.observe(record);
+      return { kind: 'completed', record, replayed: false };
+    }
+    const run = this.run(record, engine);
     return this.await(record, run, timeoutMs, false);
   }
 
@@ -100,13 +109,13 @@ export class VerifyService {
     return { kind: 'completed', record: settled.record, replayed };
   }
 
-  private run(record: VerificationRecord, sandbox: boolean): Promise<Settled> {
-    const { store, engines, metrics } = this.options;
+  private run(record: VerificationRecord, engine: Engine): Promise<Settled> {
+    const { store } = this.options;
     const work = (async (): Promise<Settled> => {
       try {
-        const result = await engineFor(engines, sandbox).verify(record.email, { signal: this.abort.signal });
+        const result = await engine.verify(record.email, { signal: this.abort.signal });
         const stored = await store.completeVerification({ verificationId: record.id, result: toStoredResult(result), now: this.now() });
-        metrics.observeVerification(stored.result?.envelope.verdict ?? null, stored.result?.envelope.billing.disposition === 'debited' ? 1 : 0);
+        this.observe(stored);
         return { ok: true, record: stored };
       } catch (err) {
         this.options.log?.('single verification failed', { err: String(err), verificationId: record.id });
@@ -118,6 +127,11 @@ export class VerifyService {
     this.inFlight.set(record.id, work);
     void work.finally(() => this.inFlight.delete(record.id));
     return work;
+  }
+
+  private observe(record: VerificationRecord): void {
+    const envelope = record.result?.envelope;
+    this.options.metrics.observeVerification(envelope?.verdict ?? null, envelope?.billing.disposition === 'debited' ? 1 : 0);
   }
 
   /** New checks are refused (503) from now on; running ones continue. */

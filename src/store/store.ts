@@ -129,6 +129,12 @@ export interface StartVerificationInput {
   billable: boolean;
   idempotency: IdempotencyClaim;
   now: Date;
+  /**
+   * A result already known at creation (the sandbox answers without waiting): the check is
+   * created completed, billed and recorded in the same transaction, as `completeVerification`
+   * would have done it a moment later.
+   */
+  result?: StoredResult;
 }
 
 export type StartVerificationOutcome =

@@ -155,6 +155,24 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal((await store.getVerification(a.id, free.verification.id))?.state, 'completed');
     });
 
+    test('a result known at creation is stored by the creating write: completed, billed once, in history, replayed as is', async () => {
+      const a = await account(2);
+      const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
+      const r = await result('deliverable@h.test');
+      const input = { accountId: a.id, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0, result: r };
+      const started = await store.startVerification(input);
+      assert.equal(started.kind, 'created');
+      if (started.kind !== 'created') return;
+      assert.equal(started.verification.state, 'completed');
+      assert.deepEqual(started.verification.result?.envelope.billing, { disposition: 'debited', credits: 1 });
+      assert.deepEqual(await store.getBalance(a.id), { granted: 2, debited: 1, held: 0, available: 1 });
+      const replay = await store.startVerification({ ...input, now: at(1) });
+      assert.equal(replay.kind === 'replay' && replay.verification.id, started.verification.id);
+      assert.equal((await store.getBalance(a.id)).debited, 1, 'a replay bills nothing');
+      const again = await store.startVerification({ ...input, idempotency: { ...claim, key: unique('v') }, now: at(2) });
+      assert.equal(again.kind === 'created' && again.verification.result?.envelope.history?.checks, 1);
+    });
+
     test('an idempotency record is forgotten after it expires', async () => {
       const a = await account(5);
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(1000).toISOString() };

@@ -31,7 +31,8 @@ export function startVerification(db: PgDatabase, input: StartVerificationInput)
       "INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at) VALUES ($1, $2, $3, $4, 'running', $5, $6, $7) RETURNING *",
       [id, input.accountId, input.keyId, input.email, input.billable, input.billable ? 'held' : 'none', input.now],
     );
-    return { kind: 'created', verification: toVerificationRecord(row as VerificationRow) };
+    const created = row as VerificationRow;
+    return { kind: 'created', verification: input.result ? await complete(tx, created, input.result, input.now) : toVerificationRecord(created) };
   });
 }
 
@@ -39,20 +40,25 @@ export function completeVerification(db: PgDatabase, input: { verificationId: st
   return db.tx(async (tx) => {
     const row = await load(tx, input.verificationId, true);
     if (!row) throw new Error(`verification ${input.verificationId} does not exist`);
-    if (row.state !== 'running') return toVerificationRecord(row);
-    const held = row.billing === 'held';
-    const settled = settle(input.result.envelope, held);
-    // Same lock order as batch results: the address history row before the account row.
-    const previous = await history(tx, row.account_id, row.email);
-    const stored = finalizeStoredResult(input.result, settled.envelope, previous);
-    if (held) await ledger(tx, row.account_id, settled.billing === 'debited' ? 'debit' : 'release', 1, { verificationId: row.id }, input.now);
-    await saveHistory(tx, row.account_id, row.email, nextHistory(previous, stored));
-    const updated = await tx.one<VerificationRow>(
-      "UPDATE verifications SET state = 'completed', billing = $2, result_json = $3, finished_at = $4 WHERE id = $1 RETURNING *",
-      [row.id, settled.billing, JSON.stringify(stored), input.now],
-    );
-    return toVerificationRecord(updated as VerificationRow);
+    return complete(tx, row, input.result, input.now);
   });
+}
+
+/** Settles a running check (its row locked or just created) with its result: debit or release, history, stored result. */
+async function complete(tx: Tx, row: VerificationRow, result: StoredResult, now: Date): Promise<VerificationRecord> {
+  if (row.state !== 'running') return toVerificationRecord(row);
+  const held = row.billing === 'held';
+  const settled = settle(result.envelope, held);
+  // Same lock order as batch results: the address history row before the account row.
+  const previous = await history(tx, row.account_id, row.email);
+  const stored = finalizeStoredResult(result, settled.envelope, previous);
+  if (held) await ledger(tx, row.account_id, settled.billing === 'debited' ? 'debit' : 'release', 1, { verificationId: row.id }, now);
+  await saveHistory(tx, row.account_id, row.email, nextHistory(previous, stored));
+  const updated = await tx.one<VerificationRow>(
+    "UPDATE verifications SET state = 'completed', billing = $2, result_json = $3, finished_at = $4 WHERE id = $1 RETURNING *",
+    [row.id, settled.billing, JSON.stringify(stored), now],
+  );
+  return toVerificationRecord(updated as VerificationRow);
 }
 
 async function failLocked(tx: Tx, row: VerificationRow, now: Date): Promise<VerificationRecord> {

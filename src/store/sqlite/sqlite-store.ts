@@ -4,6 +4,7 @@
  * group commit (SqliteContext.grouped), each method still atomic in its own savepoint.
  */
 import { SqliteContext } from './context.js';
+import { KeyCache } from './key-cache.js';
 import { migrateSqlite, openSqlite } from './database.js';
 import * as accounts from './accounts.js';
 import * as verifications from './verifications.js';
@@ -18,9 +19,11 @@ export class SqliteStore implements Store {
   private readonly ctx: SqliteContext;
   private closed = false;
   private readonly buckets = new Map<string, BucketState>();
+  private readonly keys: KeyCache;
 
   constructor(databaseUrl: string) {
     this.ctx = new SqliteContext(openSqlite(databaseUrl));
+    this.keys = new KeyCache(this.ctx.db);
   }
 
   async migrate(): Promise<void> {
@@ -39,14 +42,18 @@ export class SqliteStore implements Store {
   createAccount: Store['createAccount'] = async (input) => accounts.createAccount(this.ctx, input);
   findAccountByName: Store['findAccountByName'] = async (name) => accounts.findAccountByName(this.ctx, name);
   setAccountRateLimit: Store['setAccountRateLimit'] = async (accountId, perSecond, burst) => {
+    this.keys.clear();
     this.ctx.stmt('UPDATE accounts SET rate_limit_per_second = ?, rate_limit_burst = ? WHERE id = ?').run(perSecond, burst, accountId);
   };
   grantCredits: Store['grantCredits'] = async (accountId, credits, now) => accounts.grantCredits(this.ctx, accountId, credits, now);
   getBalance: Store['getBalance'] = async (accountId) => accounts.balance(this.ctx, accountId);
   createApiKey: Store['createApiKey'] = async (input) => accounts.createApiKey(this.ctx, input);
   listApiKeys: Store['listApiKeys'] = async (accountId) => accounts.listApiKeys(this.ctx, accountId);
-  revokeApiKeys: Store['revokeApiKeys'] = async (prefix, now) => accounts.revokeApiKeys(this.ctx, prefix, now);
-  findActiveKey: Store['findActiveKey'] = async (hash) => accounts.findActiveKey(this.ctx, hash);
+  revokeApiKeys: Store['revokeApiKeys'] = async (prefix, now) => {
+    this.keys.clear();
+    return accounts.revokeApiKeys(this.ctx, prefix, now);
+  };
+  findActiveKey: Store['findActiveKey'] = async (hash) => this.keys.get(hash, (h) => accounts.findActiveKey(this.ctx, h));
   /**
    * Buckets live in memory: the SQLite store serves one `presend serve` process (several API
    * nodes need PostgreSQL, DESIGN.md §1), and a write transaction per request was the largest

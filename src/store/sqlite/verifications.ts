@@ -31,7 +31,8 @@ export function startVerification(ctx: SqliteContext, input: StartVerificationIn
     ).run(id, input.accountId, input.keyId, input.email, input.billable ? 1 : 0, input.billable ? 'held' : 'none', input.now.toISOString());
     if (input.billable) ctx.ledger(input.accountId, 'hold', 1, { verificationId: id }, input.now);
     ctx.rememberIdempotency(input.accountId, input.idempotency, id, input.now);
-    return { kind: 'created', verification: toVerificationRecord(load(ctx, id) as VerificationRow) };
+    const created = load(ctx, id) as VerificationRow;
+    return { kind: 'created', verification: input.result ? complete(ctx, created, input.result, input.now) : toVerificationRecord(created) };
   });
 }
 
@@ -39,21 +40,26 @@ export function completeVerification(ctx: SqliteContext, input: { verificationId
   return ctx.write(() => {
     const row = load(ctx, input.verificationId);
     if (!row) throw new Error(`verification ${input.verificationId} does not exist`);
-    if (row.state !== 'running') return toVerificationRecord(row);
-    const held = row.billing === 'held';
-    const settled = settle(input.result.envelope, held);
-    const previous = ctx.history(row.account_id, row.email);
-    const stored = finalizeStoredResult(input.result, settled.envelope, previous);
-    if (held) ctx.ledger(row.account_id, settled.billing === 'debited' ? 'debit' : 'release', 1, { verificationId: row.id }, input.now);
-    ctx.saveHistory(row.account_id, row.email, nextHistory(previous, stored));
-    ctx.stmt("UPDATE verifications SET state = 'completed', billing = ?, result_json = ?, finished_at = ? WHERE id = ?").run(
-      settled.billing,
-      JSON.stringify(stored),
-      input.now.toISOString(),
-      row.id,
-    );
-    return toVerificationRecord(load(ctx, row.id) as VerificationRow);
+    return complete(ctx, row, input.result, input.now);
   });
+}
+
+/** Settles a running check with its result: debit or release, address history, stored result. */
+function complete(ctx: SqliteContext, row: VerificationRow, result: StoredResult, now: Date): VerificationRecord {
+  if (row.state !== 'running') return toVerificationRecord(row);
+  const held = row.billing === 'held';
+  const settled = settle(result.envelope, held);
+  const previous = ctx.history(row.account_id, row.email);
+  const stored = finalizeStoredResult(result, settled.envelope, previous);
+  if (held) ctx.ledger(row.account_id, settled.billing === 'debited' ? 'debit' : 'release', 1, { verificationId: row.id }, now);
+  ctx.saveHistory(row.account_id, row.email, nextHistory(previous, stored));
+  ctx.stmt("UPDATE verifications SET state = 'completed', billing = ?, result_json = ?, finished_at = ? WHERE id = ?").run(
+    settled.billing,
+    JSON.stringify(stored),
+    now.toISOString(),
+    row.id,
+  );
+  return toVerificationRecord(load(ctx, row.id) as VerificationRow);
 }
 
 export function failVerification(ctx: SqliteContext, input: { verificationId: string; now: Date }): VerificationRecord {

@@ -1,0 +1,45 @@
+/**
+ * Active API keys by hash, kept in memory between requests. A key lookup was one of the
+ * largest costs of an API call (BENCHMARKS.md §3). The cache is exact, not time-based:
+ * it is dropped whenever another connection has committed to the file (`PRAGMA data_version`
+ * moves — e.g. `presend keys revoke` run in another process) and whenever this store changes
+ * keys or rate limits itself, so a revoked key stops working at once. Unknown keys are not
+ * cached (key guessing must not fill memory).
+ */
+import type Database from 'better-sqlite3';
+import type { AuthenticatedKey } from '../store.js';
+
+const MAX_ENTRIES = 10_000;
+
+export class KeyCache {
+  private readonly keys = new Map<string, AuthenticatedKey>();
+  private dataVersion: number;
+  private readonly version: Database.Statement;
+
+  constructor(db: Database.Database) {
+    // Its own statement: pluck() changes how the statement returns rows.
+    this.version = db.prepare('PRAGMA data_version').pluck();
+    this.dataVersion = this.version.get() as number;
+  }
+
+  get(hash: string, lookup: (hash: string) => AuthenticatedKey | null): AuthenticatedKey | null {
+    const now = this.version.get() as number;
+    if (now !== this.dataVersion) {
+      this.dataVersion = now;
+      this.keys.clear();
+    }
+    const cached = this.keys.get(hash);
+    if (cached) return cached;
+    const found = lookup(hash);
+    if (found) {
+      if (this.keys.size >= MAX_ENTRIES) this.keys.clear();
+      this.keys.set(hash, found);
+    }
+    return found;
+  }
+
+  /** This connection changed keys or accounts: forget everything. */
+  clear(): void {
+    this.keys.clear();
+  }
+}

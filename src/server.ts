@@ -57,7 +57,7 @@ const STALE_VERIFICATION_MS = 60 * 60 * 1000;
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config, engines } = options;
   const now = options.now ?? (() => new Date());
-  const store = options.store ?? (await openStore(config.databaseUrl));
+  const store = options.store ?? (await openStore(config.databaseUrl, { longRunning: true }));
   const queue = options.queue ?? (await openQueue(config.databaseUrl));
   const metrics = new Metrics();
   let shuttingDown = false;

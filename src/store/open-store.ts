@@ -6,10 +6,11 @@
 import type { Store } from './store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 
-export async function openStore(databaseUrl: string, options: { migrate?: boolean } = {}): Promise<Store> {
+/** `longRunning`: `presend serve` / `presend worker`, not a one-shot admin command (SQLite then checkpoints in the background). */
+export async function openStore(databaseUrl: string, options: { migrate?: boolean; longRunning?: boolean } = {}): Promise<Store> {
   let store: Store;
   if (databaseUrl.startsWith('sqlite:')) {
-    store = new SqliteStore(databaseUrl);
+    store = new SqliteStore(databaseUrl, { longRunning: options.longRunning ?? false });
   } else if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
     // Resolved at run time so the build does not require the PostgreSQL store to exist yet.
     const modulePath = './postgres/postgres-store.js';

@@ -25,7 +25,7 @@ export function register(program: Command): void {
         process.stderr.write(`presend worker: ${err instanceof Error ? err.message : String(err)}\n`);
         process.exit(err instanceof ConfigError ? 2 : 1);
       }
-      const store = await openStore(config.databaseUrl);
+      const store = await openStore(config.databaseUrl, { longRunning: true });
       const queue = await openQueue(config.databaseUrl);
       // On PostgreSQL the per-MX session limit and the domain facts are shared with every other worker.
       const shared = await openSharedEngineState(config);

@@ -5,6 +5,7 @@
  */
 import { SqliteContext } from './context.js';
 import { KeyCache } from './key-cache.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { migrateSqlite, openSqlite } from './database.js';
 import * as accounts from './accounts.js';
 import * as verifications from './verifications.js';
@@ -20,10 +21,13 @@ export class SqliteStore implements Store {
   private closed = false;
   private readonly buckets = new Map<string, BucketState>();
   private readonly keys: KeyCache;
+  private readonly checkpointer: WalCheckpointer | null;
 
-  constructor(databaseUrl: string) {
+  /** `longRunning`: a serving process — checkpoint the WAL from a background thread (not for `:memory:`). */
+  constructor(databaseUrl: string, options: { longRunning?: boolean } = {}) {
     this.ctx = new SqliteContext(openSqlite(databaseUrl));
     this.keys = new KeyCache(this.ctx.db);
+    this.checkpointer = options.longRunning && !this.ctx.db.memory ? new WalCheckpointer(this.ctx.db) : null;
   }
 
   async migrate(): Promise<void> {
@@ -36,6 +40,7 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     this.ctx.flush(); // writes queued for the group commit are committed, not dropped
+    await this.checkpointer?.close();
     this.ctx.db.close();
   }
 

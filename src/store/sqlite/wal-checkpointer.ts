@@ -1,0 +1,54 @@
+/**
+ * WAL checkpoints on a thread of their own. By default SQLite checkpoints inside the commit
+ * that crosses 1,000 WAL pages: the copy into the database file and its fsync then run on the
+ * event loop, in the middle of a request — about a third of the cost of a small write
+ * transaction here (BENCHMARKS.md §3). A long-running process (`presend serve`, `presend
+ * worker`) hands that work to a worker thread with its own connection, which runs PASSIVE
+ * checkpoints (they never block the writer) every `intervalMs`. The serving connection keeps
+ * a high auto-checkpoint threshold as a safety net, so the WAL stays bounded even if the
+ * thread falls behind or dies.
+ */
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import type { SqliteDb } from './database.js';
+
+/** Safety net on the serving connection: ≈ 40 MB of WAL with 4 KiB pages. */
+const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
+const DEFAULT_INTERVAL_MS = 100;
+
+// CommonJS, evaluated in the thread; better-sqlite3 is loaded from the path this module resolves.
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.path, { fileMustExist: true });
+db.pragma('busy_timeout = 1000');
+const checkpoint = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: next tick */ } };
+const timer = setInterval(checkpoint, workerData.intervalMs);
+parentPort.once('message', () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });
+`;
+
+export class WalCheckpointer {
+  private readonly worker: Worker;
+  private readonly exited: Promise<void>;
+
+  constructor(db: SqliteDb, intervalMs = DEFAULT_INTERVAL_MS) {
+    db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    const module = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { module, path: db.name, intervalMs } });
+    // Not a reason to keep the process alive, and a failure here only loses the optimisation.
+    this.worker.unref();
+    this.exited = new Promise((resolve) => {
+      this.worker.once('exit', () => resolve());
+      this.worker.once('error', () => {
+        if (db.open) db.pragma('wal_autocheckpoint = 1000'); // back to SQLite's own checkpoints
+      });
+    });
+  }
+
+  /** Runs a last checkpoint and ends the thread. */
+  async close(): Promise<void> {
+    this.worker.ref(); // wait for it now, even if nothing else keeps the process alive
+    this.worker.postMessage('close');
+    await this.exited;
+  }
+}

@@ -8,11 +8,11 @@
  * Used when no operator list and no abort signal are involved; otherwise verifyMany takes the
  * general per-address path (verify.ts), which gives the same results.
  */
-import { domainListHit, NO_TRAITS, traitsOf } from './address-facts.js';
+import { NO_TRAITS, traitsOf } from './address-facts.js';
 import { classifyRcptReply } from './classify-reply.js';
 import type { AddressTraits, Finding } from './classify.js';
 import type { MailHosts, MxHost } from './dns/mail-hosts.js';
-import { isDisposableDomain } from './domain/lists.js';
+import { isDisposableDomain, looksLikeSpamtrap } from './domain/lists.js';
 import { acceptsEveryRcpt } from './domain/provider-family.js';
 import type { ProbeOutcome } from './smtp/dispatcher.js';
 import type { ProbeTarget } from './smtp/host-queue.js';
@@ -85,6 +85,8 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
 
     const finish = (item: Item, traits: AddressTraits, finding: Finding, attempts = 0, host: string | null = null): void =>
       emit(engine.resultOf(finding, traits, item.input, item.address.normalized, attempts, host));
+    const concludeProbe = (item: Item, traits: AddressTraits, outcome: ProbeOutcome, catchAll: boolean | null): void =>
+      finish(item, traits, { kind: 'probe', outcome, catchAll }, outcome.attempts, outcome.host);
 
     async function runDomain(domain: string, items: Item[]): Promise<void> {
       if (isDisposableDomain(domain)) {
@@ -103,36 +105,43 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
         return;
       }
       const family = engine.familyOf(hosts);
-      const known = acceptsEveryRcpt(family) ? null : await engine.cachedCatchAll(domain);
+      const webmail = acceptsEveryRcpt(family);
+      const known = webmail ? null : await engine.cachedCatchAll(domain);
       // Queued ahead of the addresses (urgent), so it rides their first transaction.
-      const catchAll = acceptsEveryRcpt(family) ? UNKNOWN_CATCH_ALL : known !== undefined ? Promise.resolve(known) : engine.startCatchAll(domain, hosts.hosts);
+      const catchAll = webmail ? UNKNOWN_CATCH_ALL : known !== undefined ? Promise.resolve(known) : engine.startCatchAll(domain, hosts.hosts);
+      // The answer once it is in: addresses accepted after that conclude without a promise each.
+      let catchAllValue = known;
       for (const item of items) {
         const traits = traitsOf(item.address);
-        const hit = domainListHit(item.address);
-        if (hit) {
-          // Decided before DNS on the per-address path, so without a provider family there too.
-          finish(item, traits, { kind: 'list', hit });
+        // The domain is not disposable (checked above), so only the local part can be on a list.
+        // Decided before DNS on the per-address path, so without a provider family there too.
+        if (looksLikeSpamtrap(item.address.localPart)) {
+          finish(item, traits, { kind: 'list', hit: 'spamtrap_pattern' });
           continue;
         }
         traits.providerFamily = family;
         const target: ProbeTarget = { recipient: item.address.normalized, needsUtf8: !item.address.asciiLocalPart };
-        const conclude = (outcome: ProbeOutcome, catchAllValue: boolean | null): void =>
-          finish(item, traits, { kind: 'probe', outcome, catchAll: catchAllValue }, outcome.attempts, outcome.host);
         engine.probeThen(target, hosts.hosts, (outcome) => {
           if (outcome.kind === 'reply' && classifyRcptReply(outcome.reply).class === 'accepted') {
-            catchAll.then((value) => conclude(outcome, value), failed);
+            if (catchAllValue !== undefined) concludeProbe(item, traits, outcome, catchAllValue);
+            else {
+              catchAll.then((value) => {
+                catchAllValue = value;
+                concludeProbe(item, traits, outcome, value);
+              }, failed);
+            }
           } else if (stalledAtRcpt(outcome)) {
             // Same rule as the single path: asked once more, alone, once the probe failed.
             catchAll
               .then(async (value) => {
-                if (value !== null) return conclude(outcome, null);
+                if (value !== null) return concludeProbe(item, traits, outcome, null);
                 const alone = await engine.probe(target, hosts.hosts);
                 const merged = { ...alone, attempts: outcome.attempts + alone.attempts };
                 const accepted = merged.kind === 'reply' && classifyRcptReply(merged.reply).class === 'accepted';
-                conclude(merged, accepted ? await catchAll : null);
+                concludeProbe(item, traits, merged, accepted ? await catchAll : null);
               })
               .catch(failed);
-          } else conclude(outcome, null);
+          } else concludeProbe(item, traits, outcome, null);
         });
       }
     }

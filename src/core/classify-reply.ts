@@ -69,21 +69,28 @@ export const RCPT_RULES: readonly Rule[] = [
   { rule: 'no mailbox text', class: 'no_mailbox', basis: 'text', when: (r) => perm(r) && NO_MAILBOX_TEXT.test(r.text) },
 ];
 
-// A reply is judged more than once on its way to a verdict (accept? catch-all? verdict).
-const judged = new WeakMap<SmtpReply, RcptJudgement>();
-const UNCLASSIFIED: RcptJudgement = { class: 'rejected_unclassified', basis: 'code', rule: 'unclassified 5xx' };
+// One judgement per rule, shared by every reply the rule matches.
+const JUDGEMENTS: ReadonlyMap<Rule, RcptJudgement> = new Map(
+  RCPT_RULES.map((rule) => [rule, Object.freeze({ class: rule.class, basis: rule.basis, rule: rule.rule })]),
+);
+const UNCLASSIFIED: RcptJudgement = Object.freeze({ class: 'rejected_unclassified', basis: 'code', rule: 'unclassified 5xx' });
+
+// A reply is judged more than once on its way to a verdict (accepted? then the verdict),
+// usually straight after: the last reply judged is remembered (a refusal runs every regex).
+let lastReply: SmtpReply | null = null;
+let lastJudgement: RcptJudgement = UNCLASSIFIED;
 
 export function classifyRcptReply(reply: SmtpReply): RcptJudgement {
-  const known = judged.get(reply);
-  if (known) return known;
+  if (reply === lastReply) return lastJudgement;
   let judgement = UNCLASSIFIED;
   for (const rule of RCPT_RULES) {
     if (rule.when(reply)) {
-      judgement = { class: rule.class, basis: rule.basis, rule: rule.rule };
+      judgement = JUDGEMENTS.get(rule) ?? UNCLASSIFIED;
       break;
     }
   }
-  judged.set(reply, judgement);
+  lastReply = reply;
+  lastJudgement = judgement;
   return judgement;
 }
 

@@ -132,14 +132,15 @@ function fromProbe(outcome: ProbeOutcome, traits: AddressTraits, catchAll: boole
   }
 }
 
+function addReason(reasons: ReasonCode[], reason: ReasonCode): void {
+  if (!reasons.includes(reason)) reasons.push(reason);
+}
+
 function withTraits(base: Classification, traits: AddressTraits): Classification {
-  const reasons = [...base.reasons];
-  const add = (reason: ReasonCode): void => {
-    if (!reasons.includes(reason)) reasons.push(reason);
-  };
-  if (traits.role) add('role_account');
-  if (traits.free) add('free_provider');
-  if (traits.didYouMean) add('possible_typo');
+  const reasons = base.reasons.slice();
+  if (traits.role) addReason(reasons, 'role_account');
+  if (traits.free) addReason(reasons, 'free_provider');
+  if (traits.didYouMean) addReason(reasons, 'possible_typo');
   return { ...base, reasons };
 }
 

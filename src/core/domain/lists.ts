@@ -49,10 +49,13 @@ export function isRoleLocalPart(localPart: string): boolean {
   return roles.has(base.toLowerCase());
 }
 
+// Matched up to the first `+` (sub-addressing), or to the end.
+const SPAMTRAP_LOCAL_PART = /^(spam[-_.]?trap|honey[-_.]?pot)s?\d*(?:\+|$)/i;
+
 /**
  * Local parts that are traps by construction (`spamtrap@`, `honeypot@`): a weak signal, so
  * the verdict is RISKY_SPAMTRAP (manual review), never SPAMTRAP, which needs an operator list.
  */
 export function looksLikeSpamtrap(localPart: string): boolean {
-  return /^(spam[-_.]?trap|honey[-_.]?pot)s?\d*$/i.test(localPart.split('+')[0] ?? '');
+  return SPAMTRAP_LOCAL_PART.test(localPart);
 }

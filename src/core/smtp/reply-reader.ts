@@ -44,6 +44,15 @@ export class ReplyReader {
     return this.queue.length;
   }
 
+  /**
+   * A reply that has already arrived, without waiting: pipelined replies come in bursts, and
+   * a transaction of 100 recipients should not pay a promise per reply. Null when none is queued.
+   */
+  ready(): ReadResult | null {
+    const reply = this.queue.shift();
+    return reply ? { ok: true, reply } : null;
+  }
+
   next(timeoutMs: number): Promise<ReadResult> {
     const ready = this.queue.shift();
     if (ready) return Promise.resolve({ ok: true, reply: ready });

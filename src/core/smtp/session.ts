@@ -196,7 +196,7 @@ export class ProbeSession {
     if (this.capabilities.pipelining) {
       this.socket.write(commands.map((c) => `${c}\r\n`).join(''));
       for (let i = 0; i < steps.length; i++) {
-        const read = await this.reader.next(this.stepBudget());
+        const read = this.reader.ready() ?? (await this.reader.next(this.stepBudget()));
         if (!read.ok) return this.fail(result, failureFromRead(read, steps[i] ?? 'rcpt'));
         if (!this.record(result, steps[i] ?? 'rcpt', i - (needsRset ? 1 : 0), read.reply)) return result;
       }

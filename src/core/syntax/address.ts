@@ -65,8 +65,14 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u; // eslint-disable-line no-contr
 // Half of a UTF-16 surrogate pair cannot be encoded as UTF-8 (RFC 3629 §3).
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+// Printable ASCII only: no control character, no surrogate, one octet per character.
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const PARENTHESIS = /[()]/;
 
-const utf8Length = (text: string): number => Buffer.byteLength(text, 'utf8');
+/** UTF-8 length; that of printable ASCII text is its length. */
+function octetLength(text: string, ascii: boolean): number {
+  return ascii ? text.length : Buffer.byteLength(text, 'utf8');
+}
 
 function fail(error: SyntaxError): AddressParse {
   return { ok: false, error };
@@ -141,8 +147,11 @@ export function parseAddress(input: string): AddressParse {
   const text = input.trim();
   if (text === '') return fail('empty');
   if (text.length > MAX_TOTAL) return fail('too_long');
-  if (LONE_SURROGATE.test(text)) return fail('malformed_unicode');
-  if (CONTROL.test(text)) return fail('control_character');
+  // The common case, checked once: the character checks below cannot fail on it, and its
+  // UTF-8 length is its length.
+  const ascii = PRINTABLE_ASCII.test(text);
+  if (!ascii && LONE_SURROGATE.test(text)) return fail('malformed_unicode');
+  if (!ascii && CONTROL.test(text)) return fail('control_character');
   // `Name <box@host>` or `<box@host>`: a header form, not a mailbox.
   if (text.endsWith('>') && text.includes('<')) return fail('display_name');
 
@@ -162,20 +171,20 @@ export function parseAddress(input: string): AddressParse {
     localPart = text.slice(0, at);
     rest = text.slice(at);
     if (localPart === '') return fail('empty_local_part');
-    if (/[()]/.test(localPart)) return fail('comment');
+    if (PARENTHESIS.test(localPart)) return fail('comment');
     const dotError = checkDotString(localPart);
     if (dotError) return fail(dotError);
   }
-  if (utf8Length(localPart) > MAX_LOCAL_OCTETS) return fail('local_part_too_long');
+  if (octetLength(localPart, ascii) > MAX_LOCAL_OCTETS) return fail('local_part_too_long');
 
   const rawDomain = rest.slice(1);
-  if (/[()]/.test(rawDomain)) return fail('comment');
+  if (PARENTHESIS.test(rawDomain)) return fail('comment');
   if (rawDomain.includes('@')) return fail('invalid_domain');
   const domain = checkDomain(rawDomain);
   if ('error' in domain) return fail(domain.error);
 
   const normalized = `${localPart}@${domain.ascii}`;
-  if (utf8Length(normalized) > MAX_TOTAL) return fail('too_long');
+  if (octetLength(normalized, ascii) > MAX_TOTAL) return fail('too_long');
   return {
     ok: true,
     address: {
@@ -184,7 +193,7 @@ export function parseAddress(input: string): AddressParse {
       domainUnicode: domain.unicode,
       normalized,
       quoted,
-      asciiLocalPart: /^[\x20-\x7e]*$/.test(localPart),
+      asciiLocalPart: ascii || PRINTABLE_ASCII.test(localPart),
     },
   };
 }

@@ -8,6 +8,7 @@
  * Used when no operator list and no abort signal are involved; otherwise verifyMany takes the
  * general per-address path (verify.ts), which gives the same results.
  */
+import { setImmediate } from 'node:timers/promises';
 import { NO_TRAITS, traitsOf } from './address-facts.js';
 import { classifyRcptReply } from './classify-reply.js';
 import type { AddressTraits, Finding } from './classify.js';
@@ -41,6 +42,9 @@ interface Item {
 
 const UNKNOWN_CATCH_ALL: Promise<null> = Promise.resolve(null);
 
+/** Addresses parsed between two turns of the event loop (about half a millisecond). */
+const PARSE_SLICE = 500;
+
 /** The address timed out at RCPT behind a catch-all probe that the host tarpitted. */
 const stalledAtRcpt = (outcome: ProbeOutcome): boolean =>
   outcome.kind === 'failure' && outcome.failure.kind === 'timeout' && outcome.failure.step === 'rcpt';
@@ -71,30 +75,31 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
     };
     if (outstanding === 0) return resolve();
 
-    const byDomain = new Map<string, Item[]>();
-    for (const input of addresses) {
-      const parsed = parseAddress(input);
-      if (!parsed.ok) {
-        emit(engine.resultOf({ kind: 'syntax', error: parsed.error }, NO_TRAITS, input, input.trim()));
-        continue;
-      }
-      const items = byDomain.get(parsed.address.domain);
-      if (items) items.push({ input, address: parsed.address });
-      else byDomain.set(parsed.address.domain, [{ input, address: parsed.address }]);
-    }
-
     const finish = (item: Item, traits: AddressTraits, finding: Finding, attempts = 0, host: string | null = null): void =>
       emit(engine.resultOf(finding, traits, item.input, item.address.normalized, attempts, host));
     const concludeProbe = (item: Item, traits: AddressTraits, outcome: ProbeOutcome, catchAll: boolean | null): void =>
       finish(item, traits, { kind: 'probe', outcome, catchAll }, outcome.attempts, outcome.host);
 
+    // The batch is parsed in slices. A domain's work starts with its first address, and between
+    // slices the event loop sends the DNS queries of the domains found so far, so sessions
+    // start opening while the rest of a large batch is still being parsed.
+    let parsed = (): void => undefined;
+    const allParsed = new Promise<void>((done) => (parsed = done));
+
     async function runDomain(domain: string, items: Item[]): Promise<void> {
       if (isDisposableDomain(domain)) {
+        await allParsed;
         for (const item of items) finish(item, traitsOf(item.address), { kind: 'list', hit: 'disposable_domain' });
         return;
       }
       const hosts = await engine.mailHosts(domain);
+      // Sessions for the addresses parsed so far, and once all are, for the rest.
       if (hosts.kind === 'hosts') await engine.warm(hosts.hosts, items.length + 1);
+      await allParsed;
+      if (hosts.kind === 'hosts') await engine.warm(hosts.hosts, items.length + 1);
+      // Other domains' DNS answers and connections first: this domain's sessions are a banner
+      // and an EHLO away from their first transaction, time enough for the work below.
+      await setImmediate();
       if (engine.isClosed()) {
         for (const item of items) finish(item, traitsOf(item.address), { kind: 'aborted' });
         return;
@@ -146,12 +151,33 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
       }
     }
 
-    for (const [domain, items] of byDomain) {
-      runDomain(domain, items).catch((error: unknown) => {
-        // A bug, not an address's behaviour: the batch rejects (outcomes are data, bugs are not).
-        failure ??= { error };
-        reject(error);
-      });
+    // A bug, not an address's behaviour: the batch rejects (outcomes are data, bugs are not).
+    const bug = (error: unknown): void => {
+      failure ??= { error };
+      reject(error);
+    };
+
+    async function parseAll(): Promise<void> {
+      const byDomain = new Map<string, Item[]>();
+      let count = 0;
+      for (const input of addresses) {
+        if (++count % PARSE_SLICE === 0) await setImmediate();
+        const parsedAddress = parseAddress(input);
+        if (!parsedAddress.ok) {
+          emit(engine.resultOf({ kind: 'syntax', error: parsedAddress.error }, NO_TRAITS, input, input.trim()));
+          continue;
+        }
+        const { address } = parsedAddress;
+        const items = byDomain.get(address.domain);
+        if (items) items.push({ input, address });
+        else {
+          const first = [{ input, address }];
+          byDomain.set(address.domain, first);
+          runDomain(address.domain, first).catch(bug);
+        }
+      }
+      parsed();
     }
+    parseAll().catch(bug);
   });
 }

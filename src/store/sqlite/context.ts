@@ -17,8 +17,13 @@ export class SqliteContext {
     return s;
   }
 
-  /** A write transaction taken with BEGIN IMMEDIATE, so two processes never deadlock on upgrade. */
+  /**
+   * A write transaction taken with BEGIN IMMEDIATE, so two processes never deadlock on upgrade.
+   * Inside a transaction already (an operation of the group commit, which has its own
+   * savepoint), `fn` simply runs in it: a second savepoint would only add two statements.
+   */
   write<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
     return this.db.transaction(fn).immediate();
   }
 
@@ -99,22 +104,17 @@ export class SqliteContext {
   }
 
   /**
-   * Looks up an Idempotency-Key record, forgetting it once expired. 'free' means the caller
+   * Looks up an Idempotency-Key record, ignoring it once expired. 'free' means the caller
    * may create the operation and must call `rememberIdempotency` in the same transaction.
    */
   checkIdempotency(accountId: string, claim: IdempotencyClaim, now: Date): { kind: 'free' } | { kind: 'same'; targetId: string } | { kind: 'different' } {
-    this.stmt('DELETE FROM idempotency_records WHERE account_id = ? AND route = ? AND key = ? AND expires_at <= ?').run(
+    const row = this.stmt('SELECT body_hash, target_id, expires_at FROM idempotency_records WHERE account_id = ? AND route = ? AND key = ?').get(
       accountId,
       claim.route,
       claim.key,
-      now.toISOString(),
-    );
-    const row = this.stmt('SELECT body_hash, target_id FROM idempotency_records WHERE account_id = ? AND route = ? AND key = ?').get(
-      accountId,
-      claim.route,
-      claim.key,
-    ) as { body_hash: string; target_id: string } | undefined;
-    if (!row) return { kind: 'free' };
+    ) as { body_hash: string; target_id: string; expires_at: string } | undefined;
+    // An expired record counts as absent; `rememberIdempotency` replaces it (the purge removes the rest).
+    if (!row || row.expires_at <= now.toISOString()) return { kind: 'free' };
     return row.body_hash === claim.bodyHash ? { kind: 'same', targetId: row.target_id } : { kind: 'different' };
   }
 

@@ -6,9 +6,6 @@ import type { StartVerificationInput, StartVerificationOutcome, StoredResult, Ve
 import { toVerificationRecord } from '../rows.js';
 import type { VerificationRow } from '../rows.js';
 
-export const VERIFY_ROUTE = 'POST /v1/verify';
-
-
 function load(ctx: SqliteContext, id: string): VerificationRow | undefined {
   return ctx.stmt('SELECT * FROM verifications WHERE id = ?').get(id) as VerificationRow | undefined;
 }
@@ -26,12 +23,13 @@ export function startVerification(ctx: SqliteContext, input: StartVerificationIn
       if (available < 1) return { kind: 'insufficient_credits', available };
     }
     const id = randomUUID();
-    ctx.stmt(
-      "INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)",
-    ).run(id, input.accountId, input.keyId, input.email, input.billable ? 1 : 0, input.billable ? 'held' : 'none', input.now.toISOString());
+    const created = ctx
+      .stmt(
+        "INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at) VALUES (?, ?, ?, ?, 'running', ?, ?, ?) RETURNING *",
+      )
+      .get(id, input.accountId, input.keyId, input.email, input.billable ? 1 : 0, input.billable ? 'held' : 'none', input.now.toISOString()) as VerificationRow;
     if (input.billable) ctx.ledger(input.accountId, 'hold', 1, { verificationId: id }, input.now);
     ctx.rememberIdempotency(input.accountId, input.idempotency, id, input.now);
-    const created = load(ctx, id) as VerificationRow;
     return { kind: 'created', verification: input.result ? complete(ctx, created, input.result, input.now) : toVerificationRecord(created) };
   });
 }
@@ -53,13 +51,10 @@ function complete(ctx: SqliteContext, row: VerificationRow, result: StoredResult
   const stored = finalizeStoredResult(result, settled.envelope, previous);
   if (held) ctx.ledger(row.account_id, settled.billing === 'debited' ? 'debit' : 'release', 1, { verificationId: row.id }, now);
   ctx.saveHistory(row.account_id, row.email, nextHistory(previous, stored));
-  ctx.stmt("UPDATE verifications SET state = 'completed', billing = ?, result_json = ?, finished_at = ? WHERE id = ?").run(
-    settled.billing,
-    JSON.stringify(stored),
-    now.toISOString(),
-    row.id,
-  );
-  return toVerificationRecord(load(ctx, row.id) as VerificationRow);
+  const updated = ctx
+    .stmt("UPDATE verifications SET state = 'completed', billing = ?, result_json = ?, finished_at = ? WHERE id = ? RETURNING *")
+    .get(settled.billing, JSON.stringify(stored), now.toISOString(), row.id) as VerificationRow;
+  return toVerificationRecord(updated);
 }
 
 export function failVerification(ctx: SqliteContext, input: { verificationId: string; now: Date }): VerificationRecord {

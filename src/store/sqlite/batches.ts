@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SqliteContext } from './context.js';
 import { addDays, countersFrom, finalizeStoredResult, nextHistory, requestOutcome, settle } from '../billing-rules.js';
-import type { ItemBilling, ItemGroup } from '../billing-rules.js';
+import type { ItemBilling } from '../billing-rules.js';
+import { RequestGroups } from './final-groups.js';
 import type {
   BatchRequestView,
   ClaimInput,
@@ -41,14 +42,11 @@ function loadRequest(ctx: SqliteContext, id: string): RequestRow | undefined {
   return ctx.stmt('SELECT * FROM requests WHERE id = ?').get(id) as RequestRow | undefined;
 }
 
+const requestGroups = new WeakMap<SqliteContext, RequestGroups>();
+
 function view(ctx: SqliteContext, r: RequestRow): BatchRequestView {
-  const groups = (
-    ctx
-      .stmt(
-        'SELECT state, envelope_status AS envelopeStatus, decision, billing, COUNT(*) AS count FROM items WHERE request_id = ? GROUP BY state, envelope_status, decision, billing',
-      )
-      .all(r.id) as ItemGroup[]
-  );
+  let groups = requestGroups.get(ctx);
+  if (!groups) requestGroups.set(ctx, (groups = new RequestGroups(ctx)));
   return {
     id: r.id,
     accountId: r.account_id,
@@ -59,7 +57,7 @@ function view(ctx: SqliteContext, r: RequestRow): BatchRequestView {
     retentionExpiresAt: r.retention_expires_at,
     finalization: r.finalization_json ? (JSON.parse(r.finalization_json) as Finalization) : null,
     sandbox: r.sandbox === 1,
-    counters: countersFrom(r.total, r.unique_count, groups),
+    counters: countersFrom(r.total, r.unique_count, groups.of(r)),
   };
 }
 

@@ -26,7 +26,7 @@ type Hosts = Extract<MailHosts, { kind: 'hosts' }>;
 export interface BatchEngine {
   mailHosts(domain: string): Promise<MailHosts>;
   warm(hosts: readonly MxHost[], expectedRecipients: number): Promise<void>;
-  probeThen(target: ProbeTarget, hosts: readonly MxHost[], onOutcome: (outcome: ProbeOutcome) => void): void;
+  probeEach<T extends ProbeTarget>(hosts: readonly MxHost[], onOutcome: (outcome: ProbeOutcome, target: T) => void): (target: T) => void;
   probe(target: ProbeTarget, hosts: readonly MxHost[]): Promise<ProbeOutcome>;
   cachedCatchAll(domain: string): Promise<boolean | null | undefined>;
   startCatchAll(domain: string, hosts: readonly MxHost[]): Promise<boolean | null>;
@@ -35,9 +35,24 @@ export interface BatchEngine {
   isClosed(): boolean;
 }
 
-interface Item {
-  input: string;
-  address: ParsedAddress;
+/**
+ * One address of the batch, from parsing to its result. It is also what the MX host queue
+ * carries (a ProbeTarget) and hands back with the outcome: one object per address in flight,
+ * not a closure chain (a batch keeps thousands alive for a few hundred milliseconds).
+ */
+class Item implements ProbeTarget {
+  readonly recipient: string;
+  readonly needsUtf8: boolean;
+  /** Set when its domain's work starts. */
+  traits: AddressTraits = NO_TRAITS;
+
+  constructor(
+    readonly input: string,
+    readonly address: ParsedAddress,
+  ) {
+    this.recipient = address.normalized;
+    this.needsUtf8 = !address.asciiLocalPart;
+  }
 }
 
 const UNKNOWN_CATCH_ALL: Promise<null> = Promise.resolve(null);
@@ -77,8 +92,8 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
 
     const finish = (item: Item, traits: AddressTraits, finding: Finding, attempts = 0, host: string | null = null): void =>
       emit(engine.resultOf(finding, traits, item.input, item.address.normalized, attempts, host));
-    const concludeProbe = (item: Item, traits: AddressTraits, outcome: ProbeOutcome, catchAll: boolean | null): void =>
-      finish(item, traits, { kind: 'probe', outcome, catchAll }, outcome.attempts, outcome.host);
+    const concludeProbe = (item: Item, outcome: ProbeOutcome, catchAll: boolean | null): void =>
+      finish(item, item.traits, { kind: 'probe', outcome, catchAll }, outcome.attempts, outcome.host);
 
     // The batch is parsed in slices. A domain's work starts with its first address, and between
     // slices the event loop sends the DNS queries of the domains found so far, so sessions
@@ -116,38 +131,38 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
       const catchAll = webmail ? UNKNOWN_CATCH_ALL : known !== undefined ? Promise.resolve(known) : engine.startCatchAll(domain, hosts.hosts);
       // The answer once it is in: addresses accepted after that conclude without a promise each.
       let catchAllValue = known;
+      const probe = engine.probeEach<Item>(hosts.hosts, (outcome, item) => {
+        if (outcome.kind === 'reply' && classifyRcptReply(outcome.reply).class === 'accepted') {
+          if (catchAllValue !== undefined) concludeProbe(item, outcome, catchAllValue);
+          else {
+            catchAll.then((value) => {
+              catchAllValue = value;
+              concludeProbe(item, outcome, value);
+            }, failed);
+          }
+        } else if (stalledAtRcpt(outcome)) {
+          // Same rule as the single path: asked once more, alone, once the probe failed.
+          catchAll
+            .then(async (value) => {
+              if (value !== null) return concludeProbe(item, outcome, null);
+              const alone = await engine.probe(item, hosts.hosts);
+              const merged = { ...alone, attempts: outcome.attempts + alone.attempts };
+              const accepted = merged.kind === 'reply' && classifyRcptReply(merged.reply).class === 'accepted';
+              concludeProbe(item, merged, accepted ? await catchAll : null);
+            })
+            .catch(failed);
+        } else concludeProbe(item, outcome, null);
+      });
       for (const item of items) {
-        const traits = traitsOf(item.address);
+        item.traits = traitsOf(item.address);
         // The domain is not disposable (checked above), so only the local part can be on a list.
         // Decided before DNS on the per-address path, so without a provider family there too.
         if (looksLikeSpamtrap(item.address.localPart)) {
-          finish(item, traits, { kind: 'list', hit: 'spamtrap_pattern' });
+          finish(item, item.traits, { kind: 'list', hit: 'spamtrap_pattern' });
           continue;
         }
-        traits.providerFamily = family;
-        const target: ProbeTarget = { recipient: item.address.normalized, needsUtf8: !item.address.asciiLocalPart };
-        engine.probeThen(target, hosts.hosts, (outcome) => {
-          if (outcome.kind === 'reply' && classifyRcptReply(outcome.reply).class === 'accepted') {
-            if (catchAllValue !== undefined) concludeProbe(item, traits, outcome, catchAllValue);
-            else {
-              catchAll.then((value) => {
-                catchAllValue = value;
-                concludeProbe(item, traits, outcome, value);
-              }, failed);
-            }
-          } else if (stalledAtRcpt(outcome)) {
-            // Same rule as the single path: asked once more, alone, once the probe failed.
-            catchAll
-              .then(async (value) => {
-                if (value !== null) return concludeProbe(item, traits, outcome, null);
-                const alone = await engine.probe(target, hosts.hosts);
-                const merged = { ...alone, attempts: outcome.attempts + alone.attempts };
-                const accepted = merged.kind === 'reply' && classifyRcptReply(merged.reply).class === 'accepted';
-                concludeProbe(item, traits, merged, accepted ? await catchAll : null);
-              })
-              .catch(failed);
-          } else concludeProbe(item, traits, outcome, null);
-        });
+        item.traits.providerFamily = family;
+        probe(item);
       }
     }
 
@@ -167,13 +182,13 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
           emit(engine.resultOf({ kind: 'syntax', error: parsedAddress.error }, NO_TRAITS, input, input.trim()));
           continue;
         }
-        const { address } = parsedAddress;
-        const items = byDomain.get(address.domain);
-        if (items) items.push({ input, address });
+        const item = new Item(input, parsedAddress.address);
+        const items = byDomain.get(item.address.domain);
+        if (items) items.push(item);
         else {
-          const first = [{ input, address }];
-          byDomain.set(address.domain, first);
-          runDomain(address.domain, first).catch(bug);
+          const first = [item];
+          byDomain.set(item.address.domain, first);
+          runDomain(item.address.domain, first).catch(bug);
         }
       }
       parsed();

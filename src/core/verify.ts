@@ -209,7 +209,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
   const batchEngine: BatchEngine = {
     mailHosts,
     warm: (hosts, expected) => dispatcher.warm(hosts, expected),
-    probeThen: (target, hosts, onOutcome) => dispatcher.probeThen(target, hosts, onOutcome),
+    probeEach: (hosts, onOutcome) => dispatcher.probeEach(hosts, onOutcome),
     probe: (target, hosts) => dispatcher.probe(target, hosts),
     cachedCatchAll,
     startCatchAll,

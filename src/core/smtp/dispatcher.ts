@@ -7,7 +7,7 @@
 import type { SessionLimiter } from '../ports.js';
 import { isPrivateAddress } from '../dns/address-safety.js';
 import type { HostAddresses, MxHost } from '../dns/mail-hosts.js';
-import { HostQueue, type HostOutcome, type HostQueueSettings, type ProbeTarget } from './host-queue.js';
+import { HostQueue, type HostOutcome, type HostQueueSettings, type HostResult, type ProbeTarget } from './host-queue.js';
 import type { SessionFailure, SessionFailureKind } from './session.js';
 
 export type ProbeOutcome = (
@@ -47,6 +47,8 @@ interface AddressMemo {
   until: number;
   /** The answer once it is in, for the synchronous fast path. */
   resolved: HostAddresses | undefined;
+  /** Its addresses a probe may connect to (see usable()), once asked for. */
+  usable?: readonly string[];
 }
 const MEMO_MAX = 10_000;
 
@@ -83,30 +85,39 @@ export class MxDispatcher {
     );
   }
 
-  /** probe() with a callback: no promise per recipient on the fast path (batches). */
-  probeThen(target: ProbeTarget, hosts: readonly MxHost[], onOutcome: (outcome: ProbeOutcome) => void): void {
+  /**
+   * probe() for many recipients of one MX set, with a callback instead of a promise: returns
+   * the function that sends one. On the fast path a recipient costs neither a promise nor a
+   * closure of its own (a batch sends thousands); `onOutcome` gets the target it was sent with.
+   */
+  probeEach<T extends ProbeTarget>(hosts: readonly MxHost[], onOutcome: (outcome: ProbeOutcome, target: T) => void): (target: T) => void {
+    const viaFailover = (target: T): void => void this.probeFrom(target, hosts, undefined, 0, 0, null).then((outcome) => onOutcome(outcome, target));
     const first = hosts[0];
-    const queue = first && !this.closed ? this.readyQueue(first.name) : null;
-    if (!first || !queue) {
-      void this.probeFrom(target, hosts, undefined, 0, 0, null).then(onOutcome);
-      return;
-    }
-    queue.enqueue(target, (result) => {
+    if (!first) return viaFailover;
+    const settled = (result: HostResult, queued: ProbeTarget): void => {
+      const target = queued as T; // the queue hands back the target it was given below
       // Spread last: V8 copies `{ ...outcome, host }` about 30 times slower than `{ host, ...outcome }`.
-      if (result.kind === 'final') onOutcome({ host: first.name, attempts: result.attempts, ...result.outcome });
-      else void this.probeFrom(target, hosts, undefined, 1, result.attempts, { failure: result.failure, host: first.name }).then(onOutcome);
-    });
+      if (result.kind === 'final') onOutcome({ host: first.name, attempts: result.attempts, ...result.outcome }, target);
+      else void this.probeFrom(target, hosts, undefined, 1, result.attempts, { failure: result.failure, host: first.name }).then((outcome) => onOutcome(outcome, target));
+    };
+    return (target) => {
+      const queue = this.closed ? null : this.readyQueue(first.name);
+      if (queue) queue.enqueue(target, settled);
+      else viaFailover(target);
+    };
   }
 
   /** The queue of a host that is not down and whose usable addresses are already known. */
   private readyQueue(host: string): HostQueue | null {
+    const now = Date.now();
     const down = this.down.get(host);
-    if (down && down.until > Date.now()) return null;
+    if (down && down.until > now) return null;
     const known = this.addressMemo.get(host);
-    const resolved = known && known.until > Date.now() ? known.resolved : undefined;
-    if (!resolved?.ok) return null;
-    const usable = this.usable(resolved.addresses);
-    return usable.length > 0 ? this.queueFor(host, usable) : null;
+    const resolved = known && known.until > now ? known.resolved : undefined;
+    if (!known || !resolved?.ok) return null;
+    // Filtered once per answer, not once per recipient.
+    known.usable ??= this.usable(resolved.addresses);
+    return known.usable.length > 0 ? this.queueFor(host, known.usable) : null;
   }
 
   private usable(addresses: readonly string[]): readonly string[] {

@@ -38,6 +38,9 @@ export interface HostQueueSettings {
   maxAttempts: number;
 }
 
+/** Called with a recipient's result and the target it was enqueued with (one callback can serve many). */
+export type HostResultListener = (result: HostResult, target: ProbeTarget) => void;
+
 /** One recipient waiting for (or in) a transaction; settles once. A class, not closures: batches make thousands. */
 class Entry {
   attempts = 0;
@@ -46,14 +49,14 @@ class Entry {
 
   constructor(
     readonly target: ProbeTarget,
-    private readonly resolve: (result: HostResult) => void,
+    private readonly resolve: HostResultListener,
   ) {}
 
   settle(result: HostResult): void {
     if (this.settled) return;
     this.settled = true;
     this.unlisten?.();
-    this.resolve(result);
+    this.resolve(result, this.target);
   }
 }
 
@@ -93,7 +96,7 @@ export class HostQueue {
   }
 
   /** Like submit(), with a callback instead of a promise (batches enqueue thousands). */
-  enqueue(target: ProbeTarget, onResult: (result: HostResult) => void, signal?: AbortSignal): void {
+  enqueue(target: ProbeTarget, onResult: HostResultListener, signal?: AbortSignal): void {
     const entry = new Entry(target, onResult);
     if (this.closing || signal?.aborted) return entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: 0 });
     if (signal) {

@@ -58,8 +58,8 @@ const MAX_DOMAIN_OCTETS = 255;
 const MAX_LABEL_OCTETS = 63;
 const MAX_TOTAL = 320;
 
-// atext (RFC 5322 §3.2.3) plus UTF8-non-ascii (RFC 6531 §3.3).
-const ATEXT = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~\u0080-\uFFFF]+$/u;
+// atext (RFC 5322 §3.2.3) plus UTF8-non-ascii (RFC 6531 §3.3), and the dots between atoms.
+const ATEXT_AND_DOTS = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~\u0080-\uFFFF.]+$/u;
 // C0 controls, DEL and C1 controls are never part of a mailbox, not even quoted.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u; // eslint-disable-line no-control-regex
 // Half of a UTF-16 surrogate pair cannot be encoded as UTF-8 (RFC 3629 §3).
@@ -98,8 +98,8 @@ function checkDotString(local: string): SyntaxError | null {
   if (local.startsWith('.')) return 'leading_dot';
   if (local.endsWith('.')) return 'trailing_dot';
   if (local.includes('..')) return 'consecutive_dots';
-  for (const atom of local.split('.')) if (!ATEXT.test(atom)) return 'invalid_local_part';
-  return null;
+  // No empty atom is left, so the rest is: every atom atext.
+  return ATEXT_AND_DOTS.test(local) ? null : 'invalid_local_part';
 }
 
 // A batch repeats its domains: their verdicts are remembered (bounded; cleared when full).

@@ -5,13 +5,14 @@
  * another's cached domain facts) and a reset world (greylisting).
  */
 import { rmSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PresendClient } from '../src/client/index.js';
 import { table, targetRow, type Section } from './section.js';
 import { accountWithKey, freePort, sampleRss, startPresend, waitReady, type PresendProcess, presendRunner } from './service-process.js';
-import { fmt, median, pct } from './stats.js';
+import { fmt, median, ownCpuMs, pct, processCpuMs } from './stats.js';
 import { BENCH_WORLD, benchAddresses } from './world-options.js';
 import { startWorldChild, type WorldChild, type WorldStats } from './world-child.js';
 
@@ -33,6 +34,83 @@ interface ScaleRun {
   accuracy: number;
   world: WorldStats;
   peakWorkerRssMb: number;
+  /** CPU used during the run (ms, user + system) by each kind of process. */
+  cpu: CpuSplit;
+}
+
+interface CpuSplit {
+  api: number;
+  workers: number[];
+  /** The backends serving this run's database (their process title names it). */
+  postgresBackends: number;
+  /** walwriter, checkpointer, background writer… (shared with anything else on the server). */
+  postgresAux: number;
+  world: number;
+  bench: number;
+  /** Busy CPU of the whole machine (all cores) and the wall time, for how saturated it was. */
+  machineBusy: number;
+}
+
+/** Busy CPU of the whole machine so far (ms summed over cores), from /proc/stat. */
+async function machineBusyMs(): Promise<number> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0] ?? '';
+  const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+  return (((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 1000) / 100;
+}
+
+/** PostgreSQL server processes by kind: backends of `database`, and the auxiliary ones. */
+async function postgresProcesses(database: string): Promise<{ backends: number[]; aux: number[] }> {
+  const backends: number[] = [];
+  const aux: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const title = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (!title.startsWith('postgres: ')) continue;
+    if (title.includes(` ${database} `)) backends.push(Number(entry));
+    else if (/postgres: (\S+ )?(walwriter|checkpointer|background writer|autovacuum launcher|logical replication launcher|stats collector|walsender)/.test(title)) aux.push(Number(entry));
+  }
+  return { backends, aux };
+}
+
+/**
+ * Samples the CPU of this run's PostgreSQL backends while it runs (a backend that ends before
+ * the run does keeps its last reading) and of the auxiliary PostgreSQL processes.
+ */
+function samplePostgresCpu(database: string, everyMs = 200): { stop(): Promise<{ backends: number; aux: number }> } {
+  const start = new Map<number, number>();
+  const last = new Map<number, number>();
+  const auxStart = new Map<number, number>();
+  const auxLast = new Map<number, number>();
+  let first = true;
+  const sample = async (): Promise<void> => {
+    const { backends, aux } = await postgresProcesses(database);
+    for (const [pids, s, l] of [
+      [backends, start, last],
+      [aux, auxStart, auxLast],
+    ] as const) {
+      for (const pid of pids) {
+        const ms = await processCpuMs(pid);
+        if (Number.isNaN(ms)) continue;
+        // A backend that appears mid-run started mid-run: all its CPU belongs to the run.
+        if (!s.has(pid)) s.set(pid, first ? ms : 0);
+        l.set(pid, ms);
+      }
+    }
+    first = false;
+  };
+  let running = sample();
+  const timer = setInterval(() => {
+    running = running.then(sample, sample);
+  }, everyMs);
+  const sum = (s: Map<number, number>, l: Map<number, number>) => [...l].reduce((t, [pid, ms]) => t + ms - (s.get(pid) ?? ms), 0);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running.catch(() => undefined);
+      await sample();
+      return { backends: sum(start, last), aux: sum(auxStart, auxLast) };
+    },
+  };
 }
 
 async function admin(sql: string): Promise<void> {
@@ -73,6 +151,11 @@ async function oneRun(workers: number, world: WorldChild, round: number): Promis
     const samplers = processes.slice(1).map((p) => sampleRss(p.pid));
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // workers connected and polling
     const client = new PresendClient({ baseUrl, apiKey: key });
+    const pgCpu = samplePostgresCpu(database);
+    const cpu0 = await Promise.all(processes.map((p) => processCpuMs(p.pid)));
+    const world0 = await processCpuMs(world.pid);
+    const bench0 = ownCpuMs();
+    const machine0 = await machineBusyMs();
     const t0 = performance.now();
     const created = await client.createRequest({ emails: bench.addresses });
     const progress: [number, number, number] = [Number.NaN, Number.NaN, Number.NaN];
@@ -88,6 +171,18 @@ async function oneRun(workers: number, world: WorldChild, round: number): Promis
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     const ms = performance.now() - t0;
+    const cpu1 = await Promise.all(processes.map((p) => processCpuMs(p.pid)));
+    const cpuUsed = cpu1.map((c, i) => c - (cpu0[i] ?? c));
+    const pgUsed = await pgCpu.stop();
+    const cpu: CpuSplit = {
+      api: cpuUsed[0] ?? Number.NaN,
+      workers: cpuUsed.slice(1),
+      postgresBackends: pgUsed.backends,
+      postgresAux: pgUsed.aux,
+      world: (await processCpuMs(world.pid)) - world0,
+      bench: ownCpuMs() - bench0,
+      machineBusy: (await machineBusyMs()) - machine0,
+    };
     const peaks = await Promise.all(samplers.map((s) => s.stop()));
     let correct = 0;
     let total = 0;
@@ -95,7 +190,7 @@ async function oneRun(workers: number, world: WorldChild, round: number): Promis
       total++;
       if (item.email && item.presend?.verdict === bench.truth[item.email]) correct++;
     }
-    return { workers, ms, progress, accuracy: total > 0 ? correct / total : Number.NaN, world: await world.stats(), peakWorkerRssMb: Math.max(...peaks) };
+    return { workers, ms, progress, accuracy: total > 0 ? correct / total : Number.NaN, world: await world.stats(), peakWorkerRssMb: Math.max(...peaks), cpu };
   } finally {
     for (const p of processes.reverse()) await p.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -111,7 +206,12 @@ export async function scaleBench(): Promise<Section> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const workers of [1, 2]) {
         runs.push(await oneRun(workers, world, round));
-        process.stdout.write(`  scale round ${round + 1}, ${workers} worker(s): ${fmt(runs.at(-1)?.ms ?? 0)} ms\n`);
+        const run = runs.at(-1) as ScaleRun;
+        const c = run.cpu;
+        process.stdout.write(
+          `  scale round ${round + 1}, ${workers} worker(s): ${fmt(run.ms)} ms; CPU ms: worker(s) ${c.workers.map((w) => fmt(w)).join(' + ')}, API ${fmt(c.api)}, ` +
+            `PostgreSQL backends ${fmt(c.postgresBackends)} (+ aux ${fmt(c.postgresAux)}), world ${fmt(c.world)}, bench ${fmt(c.bench)}; machine busy ${fmt(c.machineBusy)} of ${fmt(cpus().length * run.ms)}\n`,
+        );
       }
     }
   } catch (error) {
@@ -138,6 +238,21 @@ export async function scaleBench(): Promise<Section> {
       last ? `${fmt(last.peakWorkerRssMb)} MB` : 'n/a',
     ];
   };
+  const cpuRow = (workers: number): string[] => {
+    const list = of(workers);
+    const m = (f: (c: CpuSplit) => number) => fmt(median(list.map((r) => f(r.cpu))));
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    return [
+      String(workers),
+      m((c) => sum(c.workers)),
+      m((c) => c.postgresBackends),
+      m((c) => c.postgresAux),
+      m((c) => c.api),
+      m((c) => c.world),
+      m((c) => c.bench),
+      list.length > 0 ? `${m((c) => c.machineBusy)} of ${fmt(median(list.map((r) => r.ms * cpus().length)))}` : 'n/a',
+    ];
+  };
   const body = [
     `PostgreSQL (${POSTGRES_URL}, a fresh database per run, dropped after), \`presend serve --no-worker\` plus one or two \`presend worker\` processes (${(await presendRunner()).label}), ` +
       `the mail world of benchmark 1 in its own process, a \`ps_live.\` key. The batch: the ${fmt(10_000)} addresses of benchmark 1 through \`POST /v1/requests\`, ` +
@@ -145,6 +260,10 @@ export async function scaleBench(): Promise<Section> {
       `${ROUNDS} rounds, 1 and 2 workers alternating, medians.`,
     '',
     table(['workers', 'finalized after', 'addresses/s', '50 % / 90 % / 99 % final after (ms)', 'verdicts matching truth (last run)', 'SMTP sessions / peak per MX host (last run)', 'peak worker RSS'], [row(1), row(2)]),
+    '',
+    `CPU used during the run (ms, user + system, medians; from /proc): the workers summed, the PostgreSQL backends of the run's database, PostgreSQL's auxiliary processes (WAL writer, checkpointer…, shared with anything else on the server), the API node, the mail world, this benchmark process, and the whole machine against cores × wall time.`,
+    '',
+    table(['workers', 'worker(s)', 'PostgreSQL backends', 'PostgreSQL aux', 'API node', 'mail world', 'bench client', 'machine busy of available'], [cpuRow(1), cpuRow(2)]),
     '',
     measured ? `Two workers against one: **${fmt(speedup, 2)}×** (target ≥ ${TARGET}×).` : `Not measured: ${failure ?? 'no completed run'}.`,
     ...(failure && measured ? ['', `A later run failed: ${failure}`] : []),

@@ -49,6 +49,8 @@ export class BatchWorker {
   private loops: Promise<void>[] = [];
   private readonly now: () => Date;
   private readonly leaseMs: number;
+  /** When this worker's own greylisting rechecks fall due (epoch ms), so an idle loop wakes for them. */
+  private recheckTimes: number[] = [];
 
   constructor(private readonly o: WorkerOptions) {
     this.affinity = o.affinity ?? process.env.PRESEND_WORKER_ID ?? hostname();
@@ -70,6 +72,9 @@ export class BatchWorker {
 
   private async loop(): Promise<void> {
     const signal = this.abort.signal;
+    // The previous chunk's result writes: they finish while this loop's next chunk is probed,
+    // so the store's commit latency does not stand between two chunks. At most one chunk drains.
+    let draining: Promise<void> = Promise.resolve();
     while (!signal.aborted) {
       let claimed: ClaimedItem[] = [];
       try {
@@ -85,25 +90,49 @@ export class BatchWorker {
         this.o.log?.('worker could not claim items', { err: String(err) });
       }
       if (claimed.length === 0) {
-        await this.o.queue.waitForWork(signal, this.o.pollMs ?? 500);
+        await draining;
+        await this.o.queue.waitForWork(signal, this.untilNextRecheck());
         continue;
       }
       try {
-        await this.processChunk(claimed);
+        const { drained } = await this.runChunk(claimed);
+        await draining;
+        draining = drained;
       } catch (err) {
         // A store outage mid-chunk: the leases expire and the items are taken up again.
         this.o.log?.('worker chunk failed', { err: String(err) });
         await this.o.queue.waitForWork(signal, this.o.pollMs ?? 500);
       }
     }
+    await draining;
   }
 
+  /** How long an idle loop may wait: its poll interval, or less when one of this worker's rechecks is due sooner. */
+  private untilNextRecheck(): number {
+    const poll = this.o.pollMs ?? 500;
+    const now = this.now().getTime();
+    this.recheckTimes = this.recheckTimes.filter((t) => t > now - poll);
+    const next = Math.min(...this.recheckTimes.filter((t) => t > now));
+    // A few ms past the due time, so the store sees the item due (its clock is this one).
+    return Number.isFinite(next) ? Math.max(1, Math.min(poll, next - now + 5)) : poll;
+  }
+
+  /** Verifies a chunk and stores its results; resolves once every result is stored. */
   async processChunk(items: ClaimedItem[]): Promise<void> {
+    await (await this.runChunk(items)).drained;
+  }
+
+  /**
+   * Verifies a chunk. Resolves when the engine is done with it, with a promise of the rest:
+   * its results stored, and the items it did not answer handed back or backed off.
+   */
+  private async runChunk(items: ClaimedItem[]): Promise<{ drained: Promise<void> }> {
     const open = new Map(items.map((i) => [i.itemId, i]));
     const maxAttempts = this.o.maxAttempts ?? 5;
+    const writes: Promise<void>[] = [];
     for (const item of items) {
       if (item.attempts >= maxAttempts) {
-        await this.finish(item, failedResult(this.now()));
+        writes.push(this.finish(item, failedResult(this.now())).catch((err: unknown) => this.o.log?.('could not store an item result', { err: String(err), itemId: item.itemId })));
         open.delete(item.itemId);
       }
     }
@@ -117,7 +146,6 @@ export class BatchWorker {
         if (group.length === 0) continue;
         const byEmail = new Map<string, ClaimedItem[]>();
         for (const i of group) byEmail.set(i.email, [...(byEmail.get(i.email) ?? []), i]);
-        const writes: Promise<void>[] = [];
         try {
           await engineFor(this.o.engines, sandbox).verifyMany(
             [...byEmail.keys()],
@@ -149,11 +177,15 @@ export class BatchWorker {
             }
           }
         }
-        await Promise.all(writes);
       }
     } finally {
       clearInterval(renew);
     }
+    return { drained: this.settle(writes, open) };
+  }
+
+  private async settle(writes: Promise<void>[], open: Map<number, ClaimedItem>): Promise<void> {
+    await Promise.all(writes);
     if (open.size === 0) return;
     if (this.abort.signal.aborted) {
       await this.o.store.releaseClaims(this.owner, [...open.keys()]).catch(() => undefined);
@@ -171,6 +203,8 @@ export class BatchWorker {
         if (item.rechecks < (this.o.maxRechecks ?? 3)) {
           const recheckAt = new Date(now.getTime() + this.o.recheckDelayMs);
           await this.o.store.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now });
+          // This process wakes itself when the recheck is due; the queue's wake-up is for the other processes of this affinity.
+          this.recheckTimes.push(recheckAt.getTime());
           // The store keeps the item; the queue only wakes this worker when it is due (polling covers a lost wake-up).
           await this.o.queue.scheduleRecheck?.(this.affinity, recheckAt).catch(() => undefined);
           return;

@@ -32,6 +32,12 @@ export interface PoolSettings {
   /** Connections this process may hold (PRESEND_DATABASE_POOL_SIZE, default 10). */
   max?: number;
   applicationName?: string;
+  /**
+   * Commit without waiting for the WAL flush (synchronous_commit = off). Only for state a
+   * database crash may lose harmlessly: shared engine state (MX session slots, which expire
+   * anyway, and cached domain facts), never the store's items, results or credits.
+   */
+  asyncCommit?: boolean;
 }
 
 export function createPool(databaseUrl: string, settings: PoolSettings = {}): pg.Pool {
@@ -41,6 +47,7 @@ export function createPool(databaseUrl: string, settings: PoolSettings = {}): pg
     types: storeTypes,
     application_name: settings.applicationName ?? 'presend',
     idleTimeoutMillis: 30_000,
+    ...(settings.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
   // An idle client that loses its server (restart, failover) must not crash the process.
   pool.on('error', () => undefined);

@@ -7,7 +7,7 @@
  * in one statement at the end — its request and account rows. Claims lock items, then (only
  * for a queued request) the request.
  */
-import type { PgDatabase } from './database.js';
+import type { PgDatabase, Tx } from './database.js';
 import { history } from './ledger.js';
 import { finalizeIfDone } from './batches.js';
 import { finalizeStoredResult, nextHistory, settle } from '../billing-rules.js';
@@ -16,6 +16,73 @@ import type { ClaimInput, ClaimedItem, ItemResultInput, ItemResultOutcome } from
 
 /** Open requests looked at per claim, oldest first. */
 const OPEN_REQUESTS_SCANNED = 20;
+
+/** Advisory lock class of "a claim is taking this domain of this request" (two-int key space, apart from the migration lock). */
+const DOMAIN_CLAIM_LOCK = 0x70636c6d; // "pclm"
+
+/**
+ * Pending items of one request, whole domains at a time, in domain order. Concurrent claims
+ * (two workers) take disjoint domains: each domain is tried with a transaction-scoped advisory
+ * lock, and one that another claim holds is skipped. Two workers on one domain would share its
+ * MX host's session slots, and the later one would wait for the other's sessions to go idle.
+ * Only a domain with more pending items than the room left is split (the first one taken).
+ */
+async function claimDomains(tx: Tx, requestId: string, room: number): Promise<Array<{ id: number }>> {
+  // The next domains with pending items, each with its count (capped at room + 1), walked along
+  // the items_pending index one domain at a time; far enough ahead for this claim and for the
+  // claims running next to it, whose domains are skipped below.
+  const candidates = await tx.q<{ domain: string; n: number }>(
+    `WITH RECURSIVE d(domain, n, total) AS (
+       SELECT f.domain, f.n, f.n FROM (
+         SELECT domain, (SELECT COUNT(*)::int FROM (SELECT 1 FROM items c WHERE c.request_id = $1 AND c.state = 'pending' AND c.domain = i.domain LIMIT $2 + 1) x) AS n
+         FROM items i WHERE i.request_id = $1 AND i.state = 'pending' ORDER BY i.domain LIMIT 1
+       ) f
+       UNION ALL
+       SELECT nx.domain, nx.n, d.total + nx.n FROM d, LATERAL (
+         SELECT i.domain, (SELECT COUNT(*)::int FROM (SELECT 1 FROM items c WHERE c.request_id = $1 AND c.state = 'pending' AND c.domain = i.domain LIMIT $2 + 1) x) AS n
+         FROM items i WHERE i.request_id = $1 AND i.state = 'pending' AND i.domain > d.domain ORDER BY i.domain LIMIT 1
+       ) nx WHERE d.total < $2 * 4
+     )
+     SELECT domain, n FROM d`,
+    [requestId, room],
+  );
+  const domains: string[] = [];
+  let planned = 0;
+  let next = 0;
+  while (planned < room) {
+    // The candidates that fill the room left (a domain that does not fit waits for the next
+    // claim, unless nothing is planned yet), tried in one statement; any another claim holds
+    // are skipped, and the loop looks further ahead for their share.
+    const group: string[] = [];
+    let sum = planned;
+    for (; next < candidates.length && sum < room; next++) {
+      const c = candidates[next] as { domain: string; n: number };
+      if (sum > 0 && sum + c.n > room) break;
+      group.push(c.domain);
+      sum += c.n;
+    }
+    if (group.length === 0) break;
+    const locked = new Set(
+      (
+        await tx.q<{ domain: string }>('SELECT d AS domain FROM unnest($2::text[]) AS t(d) WHERE pg_try_advisory_xact_lock($1, hashtext($3 || chr(10) || d))', [
+          DOMAIN_CLAIM_LOCK,
+          group,
+          requestId,
+        ])
+      ).map((r) => r.domain),
+    );
+    for (const c of candidates.slice(next - group.length, next)) {
+      if (!locked.has(c.domain)) continue;
+      domains.push(c.domain);
+      planned += c.n;
+    }
+  }
+  if (domains.length === 0) return [];
+  return tx.q<{ id: number }>(
+    "SELECT id FROM items WHERE request_id = $1 AND state = 'pending' AND domain = ANY($2::text[]) ORDER BY domain, id LIMIT $3 FOR UPDATE SKIP LOCKED",
+    [requestId, domains, room],
+  );
+}
 
 export function claimItems(db: PgDatabase, input: ClaimInput): Promise<ClaimedItem[]> {
   return db.tx(async (tx) => {
@@ -42,23 +109,21 @@ export function claimItems(db: PgDatabase, input: ClaimInput): Promise<ClaimedIt
         ),
       );
     }
+    const queued: string[] = [];
     if (room() > 0) {
       // Only requests that still have pending items: one whose items are all leased must not
       // hide newer requests from the scan.
-      const open = await tx.q<{ id: string }>(
-        `SELECT r.id FROM requests r WHERE r.state IN ('queued', 'running')
+      const open = await tx.q<{ id: string; state: string }>(
+        `SELECT r.id, r.state FROM requests r WHERE r.state IN ('queued', 'running')
            AND EXISTS (SELECT 1 FROM items i WHERE i.request_id = r.id AND i.state = 'pending')
          ORDER BY r.created_at, r.id LIMIT $1`,
         [OPEN_REQUESTS_SCANNED],
       );
       for (const r of open) {
         if (room() <= 0) break;
-        take(
-          await tx.q<{ id: number }>(
-            "SELECT id FROM items WHERE request_id = $1 AND state = 'pending' ORDER BY domain, id LIMIT $2 FOR UPDATE SKIP LOCKED",
-            [r.id, room()],
-          ),
-        );
+        const before = ids.length;
+        take(await claimDomains(tx, r.id, room()));
+        if (r.state === 'queued' && ids.length > before) queued.push(r.id);
       }
     }
     if (ids.length === 0) return [];
@@ -78,8 +143,9 @@ export function claimItems(db: PgDatabase, input: ClaimInput): Promise<ClaimedIt
        RETURNING i.id, i.request_id, r.account_id, i.email, i.domain, r.sandbox, i.attempts, i.rechecks`,
       [ids, input.owner, lease],
     );
-    const requestIds = [...new Set(rows.map((r) => r.request_id))];
-    await tx.q("UPDATE requests SET state = 'running' WHERE id = ANY($1::text[]) AND state = 'queued'", [requestIds]);
+    // Only requests seen queued: a running request's row is left alone, so a claim never waits
+    // for the row lock of a result transaction that is moving the request's counters.
+    if (queued.length > 0) await tx.q("UPDATE requests SET state = 'running' WHERE id = ANY($1::text[]) AND state = 'queued'", [queued]);
     const order = new Map(ids.map((id, i) => [id, i]));
     return rows
       .sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0))

@@ -138,10 +138,24 @@ export function recordItemResults(db: PgDatabase, inputs: readonly ItemResultInp
     );
     const settles = writes.filter((w) => w.item.billing === 'held');
     if (settles.length > 0) {
+      // One ledger row per account, request and kind for the whole transaction, carrying the
+      // number of holds it turns into debits (or releases): the totals are exactly those of one
+      // row per item, at a fraction of the rows (and of their foreign-key checks).
+      const entries = new Map<string, { accountId: string; kind: 'debit' | 'release'; requestId: string; credits: number; at: Date }>();
+      for (const w of settles) {
+        const kind = w.billing === 'debited' ? 'debit' : 'release';
+        const key = `${w.item.account_id}\n${w.item.request_id}\n${kind}`;
+        const entry = entries.get(key);
+        if (entry) {
+          entry.credits += 1;
+          if (w.now > entry.at) entry.at = w.now;
+        } else entries.set(key, { accountId: w.item.account_id, kind, requestId: w.item.request_id, credits: 1, at: w.now });
+      }
+      const rows = [...entries.values()];
       await tx.q(
         `INSERT INTO credit_ledger (account_id, kind, credits, request_id, created_at)
-         SELECT a, k, 1, r, t FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS d(a, k, r, t)`,
-        [settles.map((w) => w.item.account_id), settles.map((w) => (w.billing === 'debited' ? 'debit' : 'release')), settles.map((w) => w.item.request_id), settles.map((w) => w.now)],
+         SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::timestamptz[])`,
+        [rows.map((r) => r.accountId), rows.map((r) => r.kind), rows.map((r) => r.credits), rows.map((r) => r.requestId), rows.map((r) => r.at)],
       );
     }
 

@@ -37,7 +37,10 @@ export async function openSharedEngineState(
     import('./limiter.js'),
     import('./facts-cache.js'),
   ]);
-  const pool = createPool(config.databaseUrl, { max: poolSize, applicationName: 'presend-engine' });
+  // Slot and fact writes sit on the path of every new SMTP session: they commit without waiting
+  // for the WAL flush. A database crash can lose the last fraction of a second of them: a slot
+  // that looks free again for at most one session (leases expire anyway), a fact probed again.
+  const pool = createPool(config.databaseUrl, { max: poolSize, applicationName: 'presend-engine', asyncCommit: true });
   const limiter = createPgSessionLimiter(pool, { maxPerHost: config.maxSessionsPerMx, leaseMs });
   const cache = createPgFactsCache(pool);
   return {

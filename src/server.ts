@@ -33,6 +33,8 @@ export interface ServerOptions {
   /** Single checks running at once before /v1/verify answers 503. */
   maxInFlightVerifies?: number;
   purgeIntervalMs?: number;
+  /** Lease of a running single check (PRESEND_WORKER_LEASE_MS): another process resumes it once lapsed. */
+  verifyLeaseMs?: number;
   /** How long shutdown waits for running single checks before aborting them. */
   shutdownGraceMs?: number;
   /** How long a client may take to send a whole request (default 60 s). */
@@ -63,7 +65,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let shuttingDown = false;
 
   let log: (msg: string, extra?: Record<string, unknown>) => void = () => undefined;
-  const verify = new VerifyService({ store, engines, metrics, maxInFlight: options.maxInFlightVerifies ?? 1000, now, log: (m, e) => log(m, e) });
+  const verify = new VerifyService({
+    store,
+    engines,
+    metrics,
+    maxInFlight: options.maxInFlightVerifies ?? 1000,
+    ...(options.verifyLeaseMs !== undefined ? { leaseMs: options.verifyLeaseMs } : {}),
+    now,
+    log: (m, e) => log(m, e),
+  });
   const batches = new BatchService({ store, queue, retentionDays: config.retentionDays, now, isDraining: () => shuttingDown });
   const results = new ResultsService(store);
   const app = await buildApp({
@@ -114,6 +124,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   await app.listen({ host: config.host, port: config.port });
   worker?.start();
+  verify.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

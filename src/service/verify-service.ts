@@ -1,7 +1,10 @@
 /**
  * Single verification (`POST /v1/verify`): idempotency claim + credit hold in the store, the
  * engine run in the background, and a bounded wait for its result. The check always runs to
- * its end and its result is stored, even when the caller already got a 202.
+ * its end and its result is stored, even when the caller already got a 202 — even when the
+ * process that accepted it dies: each running check is leased in the store and its lease
+ * renewed while it runs; a lapsed lease is taken over and the check run again by a serving
+ * process (a replay of the 202 then finds the result).
  */
 import { parseAddress } from '../core/syntax/address.js';
 import type { AuthenticatedKey, Store, VerificationRecord } from '../store/store.js';
@@ -15,6 +18,10 @@ import type { Engine } from '../core/ports.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
 export const DEFAULT_VERIFY_TIMEOUT_MS = 15_000;
+/** How long a check stays with a process that stopped renewing it (PRESEND_WORKER_LEASE_MS). */
+export const DEFAULT_VERIFY_LEASE_MS = 60_000;
+/** Abandoned checks taken over per sweep. */
+const RESUME_BATCH = 100;
 
 export type VerifyOutcome =
   | { kind: 'completed'; record: VerificationRecord; replayed: boolean }
@@ -27,6 +34,8 @@ export interface VerifyServiceOptions {
   metrics: Metrics;
   /** Checks running at once in this process; more is 503 (a bounded queue, not an unbounded one). */
   maxInFlight: number;
+  /** Lease of a running check; renewed and swept for abandoned checks every third of it. */
+  leaseMs?: number;
   now?: () => Date;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
 }
@@ -38,9 +47,38 @@ export class VerifyService {
   private readonly abort = new AbortController();
   private draining = false;
   private readonly now: () => Date;
+  private readonly leaseMs: number;
+  private maintenance: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: VerifyServiceOptions) {
     this.now = options.now ?? (() => new Date());
+    this.leaseMs = options.leaseMs ?? DEFAULT_VERIFY_LEASE_MS;
+  }
+
+  /** Starts renewing this process's leases and resuming checks other processes abandoned. */
+  start(): void {
+    if (this.maintenance) return;
+    const tick = (): void => {
+      void this.maintain().catch((err: unknown) => this.options.log?.('verification lease upkeep failed', { err: String(err) }));
+    };
+    this.maintenance = setInterval(tick, Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.maintenance.unref();
+    tick();
+  }
+
+  private async maintain(): Promise<void> {
+    const { store, engines } = this.options;
+    const now = this.now();
+    const until = new Date(now.getTime() + this.leaseMs);
+    if (this.inFlight.size > 0) await store.renewVerificationLeases([...this.inFlight.keys()], until);
+    const room = Math.min(RESUME_BATCH, this.options.maxInFlight - this.inFlight.size);
+    if (this.draining || room <= 0) return;
+    for (const record of await store.claimAbandonedVerifications({ now, leaseExpiresAt: until, limit: room })) {
+      if (this.inFlight.has(record.id)) continue; // still ours: its renewal was only late
+      this.options.log?.('resuming an abandoned verification', { verificationId: record.id });
+      // Live checks hold a credit; sandbox ones are the unbilled ones.
+      void this.run(record, engineFor(engines, !record.billable));
+    }
   }
 
   get activeChecks(): number {
@@ -67,6 +105,7 @@ export class VerifyService {
       billable: !sandbox,
       idempotency: idempotencyClaim(VERIFY_ROUTE, idempotencyKey, body, now),
       now,
+      leaseExpiresAt: new Date(now.getTime() + this.leaseMs),
       ...(ready ? { result: toStoredResult(ready) } : {}),
     });
     switch (started.kind) {
@@ -142,6 +181,8 @@ export class VerifyService {
   /** Stop taking checks; let running ones finish for up to `graceMs`, then abort them (they are released). */
   async drain(graceMs: number): Promise<void> {
     this.draining = true;
+    if (this.maintenance) clearInterval(this.maintenance);
+    this.maintenance = null;
     const all = Promise.allSettled([...this.inFlight.values()]);
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {

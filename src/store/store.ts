@@ -129,6 +129,8 @@ export interface StartVerificationInput {
   billable: boolean;
   idempotency: IdempotencyClaim;
   now: Date;
+  /** Until when the creating process holds the check; renewed while it runs, resumed by another after. */
+  leaseExpiresAt: Date;
   /**
    * A result already known at creation (the sandbox answers without waiting): the check is
    * created completed, billed and recorded in the same transaction, as `completeVerification`
@@ -343,6 +345,14 @@ export interface Store {
   getVerification(accountId: string, verificationId: string): Promise<VerificationRecord | null>;
   /** Verifications still running since before `olderThan` (their process died): fail and release. */
   failStaleVerifications(olderThan: Date, now: Date): Promise<number>;
+  /** Extends the leases of checks this process is still running. */
+  renewVerificationLeases(verificationIds: readonly string[], until: Date): Promise<void>;
+  /**
+   * Takes over running checks whose lease lapsed (their process died): each is leased to the
+   * caller until `leaseExpiresAt` and returned, at most `limit`, oldest first. Two callers never
+   * take the same check.
+   */
+  claimAbandonedVerifications(input: { now: Date; leaseExpiresAt: Date; limit: number }): Promise<VerificationRecord[]>;
 
   // batches ----------------------------------------------------------------------------
   /** Idempotency claim + request + items + credit hold, atomically. Racing identical calls create one request. */

@@ -111,3 +111,62 @@ test('a batch interrupted by SIGKILL resumes after restart with every address on
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a single check answered 202 and then cut off by SIGKILL is resumed after restart: the replay gets its verdict, billed once', { timeout: 90_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presend-crash-verify-'));
+  // Every SMTP reply takes 700 ms: the check needs several seconds, far more than its wait.
+  const world = await startMailWorld({
+    hosts: [{ name: 'mx.slowpoke.test', commandLatencyMs: 700 }],
+    domains: [{ name: 'slowpoke.test', mx: [{ host: 'mx.slowpoke.test', preference: 10 }], mailboxes: { ann: 'accept' }, otherMailboxes: 'unknown' }],
+  });
+  const children: ChildProcess[] = [];
+  try {
+    const databaseUrl = `sqlite:${join(dir, 'presend.db')}`;
+    const setup = await openStore(databaseUrl);
+    const account = await setup.createAccount({ name: 'crash-verify', credits: 5, now: new Date() });
+    assert.ok(account);
+    const key = generateApiKey('live');
+    await setup.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
+    await setup.close();
+    const env = { ...world.env(), PRESEND_DATABASE_URL: databaseUrl, PRESEND_PORT: '0', PRESEND_WORKER_LEASE_MS: '1500', PRESEND_LOG_LEVEL: 'info' };
+    const verify = (url: string) =>
+      fetch(`${url}/v1/verify`, {
+        method: 'POST',
+        headers: { 'x-api-key': key.key, 'content-type': 'application/json', 'idempotency-key': 'one-check' },
+        body: JSON.stringify({ email: 'ann@slowpoke.test', timeoutMs: 300 }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })); // eslint-disable-line @typescript-eslint/no-explicit-any
+
+    const first = await startServe(env);
+    children.push(first.child);
+    const accepted = await verify(first.url);
+    assert.equal(accepted.status, 202);
+    assert.ok(accepted.body.engineJobId);
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+
+    const second = await startServe(env);
+    children.push(second.child);
+    let replay = await verify(second.url);
+    assert.equal(replay.status, 202, 'right after the restart the check is still running');
+    const deadline = Date.now() + 60_000;
+    while (replay.status === 202) {
+      assert.ok(Date.now() < deadline, 'the abandoned check was never resumed');
+      await new Promise((r) => setTimeout(r, 250));
+      replay = await verify(second.url);
+    }
+    assert.equal(replay.status, 200);
+    assert.equal(replay.body.presend.verdict, 'DELIVERABLE');
+    assert.deepEqual(replay.body.presend.billing, { disposition: 'debited', credits: 1 });
+
+    second.child.kill('SIGTERM');
+    await exited(second.child);
+    const check = await openStore(databaseUrl);
+    assert.deepEqual(await check.getBalance(account.id), { granted: 5, debited: 1, held: 0, available: 4 });
+    await check.close();
+  } finally {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(children.map(exited));
+    await world.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -11,6 +11,8 @@ import type { CreateBatchInput, Store, StoredResult } from '../../src/store/stor
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
+/** A lease far beyond every test's clock: no check here is abandoned unless a test says so. */
+const LEASE = at(86_400_000);
 const sandbox = createSandboxEngine();
 
 async function result(email: string): Promise<StoredResult> {
@@ -128,16 +130,16 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
     test('a verification holds one credit, debits it once for a verdict, and fills history from earlier checks', async () => {
       const a = await account(1);
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
-      const started = await store.startVerification({ accountId: a.id, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
+      const started = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
       assert.equal(started.kind, 'created');
       if (started.kind !== 'created') return;
       assert.equal((await store.getBalance(a.id)).held, 1);
-      const short = await store.startVerification({ accountId: a.id, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, key: unique('v') }, now: T0 });
+      const short = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, key: unique('v') }, now: T0 });
       assert.equal(short.kind, 'insufficient_credits');
-      const replay = await store.startVerification({ accountId: a.id, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
+      const replay = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
       assert.equal(replay.kind, 'replay');
       assert.equal(replay.kind === 'replay' && replay.verification.id, started.verification.id);
-      const other = await store.startVerification({ accountId: a.id, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, bodyHash: 'c' }, now: T0 });
+      const other = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, bodyHash: 'c' }, now: T0 });
       assert.equal(other.kind, 'idempotency_mismatch');
       const r = await result('deliverable@h.test');
       const done = await store.completeVerification({ verificationId: started.verification.id, result: r, now: at(1) });
@@ -145,7 +147,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal(done.result?.envelope.history, null);
       await store.completeVerification({ verificationId: started.verification.id, result: r, now: at(2) });
       assert.deepEqual(await store.getBalance(a.id), { granted: 1, debited: 1, held: 0, available: 0 });
-      const free = await store.startVerification({ accountId: a.id, keyId: a.keyId, email: 'deliverable@h.test', billable: false, idempotency: { ...claim, key: unique('v') }, now: at(3) });
+      const free = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: false, idempotency: { ...claim, key: unique('v') }, now: at(3) });
       assert.equal(free.kind, 'created');
       if (free.kind !== 'created') return;
       const second = await store.completeVerification({ verificationId: free.verification.id, result: r, now: at(4) });
@@ -159,7 +161,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       const a = await account(2);
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
       const r = await result('deliverable@h.test');
-      const input = { accountId: a.id, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0, result: r };
+      const input = { accountId: a.id, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0, leaseExpiresAt: LEASE, result: r };
       const started = await store.startVerification(input);
       assert.equal(started.kind, 'created');
       if (started.kind !== 'created') return;
@@ -173,11 +175,38 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal(again.kind === 'created' && again.verification.result?.envelope.history?.checks, 1);
     });
 
+    test('a running check whose lease lapsed is taken over once, renewed leases are not, finished checks never', async () => {
+      const a = await account(3);
+      const start = async (email: string, lease: Date) => {
+        const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
+        const s = await store.startVerification({ accountId: a.id, keyId: a.keyId, email, billable: true, idempotency: claim, now: T0, leaseExpiresAt: lease });
+        assert.equal(s.kind, 'created');
+        return s.kind === 'created' ? s.verification.id : '';
+      };
+      // Far in the past: checks of other tests (leased until LEASE) and of earlier runs stay out of the way.
+      const past = new Date('2000-01-01T00:00:00.000Z');
+      const abandoned = await start('deliverable@lease.test', new Date(past.getTime() + 1000));
+      const renewed = await start('undeliverable@lease.test', new Date(past.getTime() + 1000));
+      const finished = await start('role@lease.test', new Date(past.getTime() + 1000));
+      await store.completeVerification({ verificationId: finished, result: await result('role@lease.test'), now: at(1) });
+      await store.renewVerificationLeases([renewed], LEASE);
+      const ours = (records: Array<{ id: string }>) => records.map((r) => r.id).filter((id) => [abandoned, renewed, finished].includes(id));
+      const sweep = (ms: number) => store.claimAbandonedVerifications({ now: new Date(past.getTime() + ms), leaseExpiresAt: new Date(past.getTime() + ms + 60_000), limit: 100 });
+      assert.deepEqual(ours(await sweep(500)), [], 'no lease has lapsed yet');
+      const taken = await sweep(2000);
+      assert.deepEqual(ours(taken), [abandoned]);
+      const record = taken.find((r) => r.id === abandoned);
+      assert.deepEqual([record?.email, record?.state, record?.billable], ['deliverable@lease.test', 'running', true]);
+      assert.deepEqual(ours(await sweep(3000)), [], 'taken over once: the new lease holds');
+      assert.deepEqual(ours(await sweep(70_000)), [abandoned], 'the new holder died too');
+      assert.equal((await store.getBalance(a.id)).held, 2, 'a takeover holds nothing more');
+    });
+
     test('an idempotency record is forgotten after it expires', async () => {
       const a = await account(5);
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(1000).toISOString() };
-      const first = await store.startVerification({ accountId: a.id, keyId: a.keyId, email: 'a@h.test', billable: false, idempotency: claim, now: T0 });
-      const later = await store.startVerification({ accountId: a.id, keyId: a.keyId, email: 'b@h.test', billable: false, idempotency: { ...claim, bodyHash: 'other', expiresAt: at(90_000).toISOString() }, now: at(2000) });
+      const first = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'a@h.test', billable: false, idempotency: claim, now: T0 });
+      const later = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'b@h.test', billable: false, idempotency: { ...claim, bodyHash: 'other', expiresAt: at(90_000).toISOString() }, now: at(2000) });
       assert.equal(first.kind, 'created');
       assert.equal(later.kind, 'created');
     });
@@ -185,7 +214,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
     test('a failed or stale verification releases its hold', async () => {
       const a = await account(2);
       const mk = async () => {
-        const s = await store.startVerification({ accountId: a.id, keyId: a.keyId, email: 'a@h.test', billable: true, idempotency: { route: 'v', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() }, now: T0 });
+        const s = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'a@h.test', billable: true, idempotency: { route: 'v', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() }, now: T0 });
         assert.equal(s.kind, 'created');
         return s.kind === 'created' ? s.verification.id : '';
       };

@@ -42,7 +42,12 @@ export function register(program: Command): void {
       const shared = await openSharedEngineState(config);
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
-        server = await startServer({ config, engines: loadEngines(config, process.env, shared?.deps), worker: flags.worker ? tuning : false });
+        server = await startServer({
+          config,
+          engines: loadEngines(config, process.env, shared?.deps),
+          worker: flags.worker ? tuning : false,
+          ...(tuning.leaseMs !== undefined ? { verifyLeaseMs: tuning.leaseMs } : {}),
+        });
       } catch (err) {
         // e.g. the port is taken or the store cannot be opened: say so in one line.
         process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);

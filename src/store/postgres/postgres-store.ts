@@ -67,6 +67,8 @@ export class PostgresStore implements Store {
   failVerification: Store['failVerification'] = (input) => verifications.failVerification(this.db, input);
   getVerification: Store['getVerification'] = (accountId, id) => verifications.getVerification(this.db, accountId, id);
   failStaleVerifications: Store['failStaleVerifications'] = (olderThan, now) => verifications.failStaleVerifications(this.db, olderThan, now);
+  renewVerificationLeases: Store['renewVerificationLeases'] = (ids, until) => verifications.renewVerificationLeases(this.db, ids, until);
+  claimAbandonedVerifications: Store['claimAbandonedVerifications'] = (input) => verifications.claimAbandonedVerifications(this.db, input);
 
   createBatchRequest: Store['createBatchRequest'] = (input) => batches.createBatchRequest(this.db, input);
   getRequest: Store['getRequest'] = (accountId, requestId) => batches.getRequest(this.db, accountId, requestId);

@@ -28,8 +28,9 @@ export function startVerification(db: PgDatabase, input: StartVerificationInput)
       if (short !== null) return new Rollback({ kind: 'insufficient_credits', available: short });
     }
     const row = await tx.one<VerificationRow>(
-      "INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at) VALUES ($1, $2, $3, $4, 'running', $5, $6, $7) RETURNING *",
-      [id, input.accountId, input.keyId, input.email, input.billable, input.billable ? 'held' : 'none', input.now],
+      `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at, lease_expires_at)
+       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8) RETURNING *`,
+      [id, input.accountId, input.keyId, input.email, input.billable, input.billable ? 'held' : 'none', input.now, input.leaseExpiresAt],
     );
     const created = row as VerificationRow;
     return { kind: 'created', verification: input.result ? await complete(tx, created, input.result, input.now) : toVerificationRecord(created) };
@@ -92,4 +93,20 @@ export function failStaleVerifications(db: PgDatabase, olderThan: Date, now: Dat
     for (const row of stale) await failLocked(tx, row, now);
     return stale.length;
   });
+}
+
+export async function renewVerificationLeases(db: PgDatabase, ids: readonly string[], until: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.q("UPDATE verifications SET lease_expires_at = $2 WHERE id = ANY($1::text[]) AND state = 'running'", [ids, until]);
+}
+
+export async function claimAbandonedVerifications(db: PgDatabase, input: { now: Date; leaseExpiresAt: Date; limit: number }): Promise<VerificationRecord[]> {
+  // SKIP LOCKED: two nodes sweeping at once take disjoint checks.
+  const rows = await db.q<VerificationRow>(
+    `UPDATE verifications SET lease_expires_at = $1 WHERE id IN (
+       SELECT id FROM verifications WHERE state = 'running' AND lease_expires_at < $2 ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED
+     ) RETURNING *`,
+    [input.leaseExpiresAt, input.now, input.limit],
+  );
+  return rows.sort((a, b) => a.created_at.localeCompare(b.created_at)).map(toVerificationRecord);
 }

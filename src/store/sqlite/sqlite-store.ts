@@ -83,6 +83,8 @@ export class SqliteStore implements Store {
   getVerification: Store['getVerification'] = async (accountId, id) => verifications.getVerification(this.ctx, accountId, id);
   failStaleVerifications: Store['failStaleVerifications'] = async (olderThan, now) =>
     verifications.failStaleVerifications(this.ctx, olderThan, now);
+  renewVerificationLeases: Store['renewVerificationLeases'] = (ids, until) => this.ctx.grouped(() => verifications.renewVerificationLeases(this.ctx, ids, until));
+  claimAbandonedVerifications: Store['claimAbandonedVerifications'] = async (input) => verifications.claimAbandonedVerifications(this.ctx, input);
 
   createBatchRequest: Store['createBatchRequest'] = (input) => this.ctx.grouped(() => batches.createBatchRequest(this.ctx, input));
   getRequest: Store['getRequest'] = async (accountId, requestId) => batches.getRequest(this.ctx, accountId, requestId);

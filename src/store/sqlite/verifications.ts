@@ -25,9 +25,19 @@ export function startVerification(ctx: SqliteContext, input: StartVerificationIn
     const id = randomUUID();
     const created = ctx
       .stmt(
-        "INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at) VALUES (?, ?, ?, ?, 'running', ?, ?, ?) RETURNING *",
+        `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at, lease_expires_at)
+         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?) RETURNING *`,
       )
-      .get(id, input.accountId, input.keyId, input.email, input.billable ? 1 : 0, input.billable ? 'held' : 'none', input.now.toISOString()) as VerificationRow;
+      .get(
+        id,
+        input.accountId,
+        input.keyId,
+        input.email,
+        input.billable ? 1 : 0,
+        input.billable ? 'held' : 'none',
+        input.now.toISOString(),
+        input.leaseExpiresAt.toISOString(),
+      ) as VerificationRow;
     if (input.billable) ctx.ledger(input.accountId, 'hold', 1, { verificationId: id }, input.now);
     ctx.rememberIdempotency(input.accountId, input.idempotency, id, input.now);
     return { kind: 'created', verification: input.result ? complete(ctx, created, input.result, input.now) : toVerificationRecord(created) };
@@ -81,4 +91,25 @@ export function failStaleVerifications(ctx: SqliteContext, olderThan: Date, now:
   const stale = ctx.stmt("SELECT id FROM verifications WHERE state = 'running' AND created_at < ?").all(olderThan.toISOString()) as Array<{ id: string }>;
   for (const { id } of stale) failVerification(ctx, { verificationId: id, now });
   return stale.length;
+}
+
+export function renewVerificationLeases(ctx: SqliteContext, ids: readonly string[], until: Date): void {
+  const renew = ctx.stmt("UPDATE verifications SET lease_expires_at = ? WHERE id = ? AND state = 'running'");
+  for (const id of ids) renew.run(until.toISOString(), id);
+}
+
+export function claimAbandonedVerifications(ctx: SqliteContext, input: { now: Date; leaseExpiresAt: Date; limit: number }): VerificationRecord[] {
+  return ctx.write(() =>
+    (
+      ctx
+        .stmt(
+          `UPDATE verifications SET lease_expires_at = ? WHERE id IN (
+             SELECT id FROM verifications WHERE state = 'running' AND lease_expires_at < ? ORDER BY created_at LIMIT ?
+           ) RETURNING *`,
+        )
+        .all(input.leaseExpiresAt.toISOString(), input.now.toISOString(), input.limit) as VerificationRow[]
+    )
+      .sort((a, b) => a.created_at.localeCompare(b.created_at))
+      .map(toVerificationRecord),
+  );
 }

@@ -9,13 +9,23 @@ import type { ParsedAddress } from './syntax/address.js';
 
 export const NO_TRAITS: AddressTraits = { role: false, free: false, didYouMean: null, providerFamily: null };
 
+/** What the domain alone says; the same for every address of it (a batch looks it up once). */
+export interface DomainTraits {
+  free: boolean;
+  /** The domain a typo most likely meant, or null. */
+  suggestion: string | null;
+}
+
+export function domainTraitsOf(domain: string): DomainTraits {
+  return { free: isFreeProvider(domain), suggestion: suggestDomain(domain) };
+}
+
 /** Provider family is filled in once the MX hosts are known. */
-export function traitsOf(address: ParsedAddress): AddressTraits {
-  const suggestion = suggestDomain(address.domain);
+export function traitsOf(address: ParsedAddress, domain: DomainTraits = domainTraitsOf(address.domain)): AddressTraits {
   return {
     role: isRoleLocalPart(address.localPart),
-    free: isFreeProvider(address.domain),
-    didYouMean: suggestion ? `${address.localPart}@${suggestion}` : null,
+    free: domain.free,
+    didYouMean: domain.suggestion ? `${address.localPart}@${domain.suggestion}` : null,
     providerFamily: null,
   };
 }

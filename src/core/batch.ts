@@ -9,7 +9,7 @@
  * general per-address path (verify.ts), which gives the same results.
  */
 import { setImmediate } from 'node:timers/promises';
-import { NO_TRAITS, traitsOf } from './address-facts.js';
+import { domainTraitsOf, NO_TRAITS, traitsOf } from './address-facts.js';
 import { classifyRcptReply } from './classify-reply.js';
 import type { AddressTraits, Finding } from './classify.js';
 import type { MailHosts, MxHost } from './dns/mail-hosts.js';
@@ -131,6 +131,7 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
       const catchAll = webmail ? UNKNOWN_CATCH_ALL : known !== undefined ? Promise.resolve(known) : engine.startCatchAll(domain, hosts.hosts);
       // The answer once it is in: addresses accepted after that conclude without a promise each.
       let catchAllValue = known;
+      const domainTraits = domainTraitsOf(domain);
       const probe = engine.probeEach<Item>(hosts.hosts, (outcome, item) => {
         if (outcome.kind === 'reply' && classifyRcptReply(outcome.reply).class === 'accepted') {
           if (catchAllValue !== undefined) concludeProbe(item, outcome, catchAllValue);
@@ -154,7 +155,7 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
         } else concludeProbe(item, outcome, null);
       });
       for (const item of items) {
-        item.traits = traitsOf(item.address);
+        item.traits = traitsOf(item.address, domainTraits);
         // The domain is not disposable (checked above), so only the local part can be on a list.
         // Decided before DNS on the per-address path, so without a provider family there too.
         if (looksLikeSpamtrap(item.address.localPart)) {

@@ -61,7 +61,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const now = options.now ?? (() => new Date());
   const store = options.store ?? (await openStore(config.databaseUrl, { longRunning: true }));
   const queue = options.queue ?? (await openQueue(config.databaseUrl));
-  const metrics = new Metrics();
+  const metrics = new Metrics({ queueDepth: () => store.queueDepth(), ...(engines.smtpSessions ? { smtpSessions: engines.smtpSessions } : {}) });
   let shuttingDown = false;
 
   let log: (msg: string, extra?: Record<string, unknown>) => void = () => undefined;

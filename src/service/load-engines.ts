@@ -4,16 +4,21 @@
  * sandbox's `slow@` delay (tests and demos only).
  */
 import type { PresendConfig } from '../config.js';
-import { createEngine, createSandboxEngine, systemClock } from '../core/index.js';
+import { createEngine, createMemorySessionLimiter, createSandboxEngine, systemClock } from '../core/index.js';
 import type { EngineDeps } from '../core/index.js';
 import type { Engines } from './engines.js';
+import { countingLimiter } from './session-stats.js';
+import type { SmtpSessionStats } from './session-stats.js';
 
 /** `deps`: shared limiter and facts cache on PostgreSQL (src/store/postgres/shared-engine-state.ts). */
 export function loadEngines(config: PresendConfig, env: Record<string, string | undefined> = process.env, deps: EngineDeps = {}): Engines {
   const slow = env.PRESEND_SANDBOX_SLOW_DELAY_MS;
   const slowDelayMs = slow && /^\d+$/.test(slow) ? Number(slow) : undefined;
+  const smtpSessions: SmtpSessionStats = { opened: 0, open: 0 };
+  const limiter = countingLimiter(deps.limiter ?? createMemorySessionLimiter(config.maxSessionsPerMx), smtpSessions);
   return {
-    live: createEngine(config, deps),
+    smtpSessions,
+    live: createEngine(config, { ...deps, limiter }),
     sandbox: createSandboxEngine(systemClock, { recheckDelayMs: config.recheckDelayMs, ...(slowDelayMs !== undefined ? { slowDelayMs } : {}) }),
   };
 }

@@ -53,7 +53,7 @@ describe('operational routes and cross-cutting behaviour', () => {
     const res = await fetch(`${h.url}/metrics`);
     const text = await res.text();
     assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
-    assert.match(text, /presend_http_request_duration_seconds_bucket\{method="POST",route="\/v1\/verify",status="200",le="\+Inf"\} 1/);
+    assert.match(text, /presend_http_request_duration_seconds_bucket\{le="\+Inf",method="POST",route="\/v1\/verify",status="200"\} 1/);
     assert.match(text, /presend_verifications_total\{verdict="DELIVERABLE"\} \d+/);
     assert.match(text, /presend_credits_debited_total [1-9]/);
     assert.match(text, /presend_queue_depth \d+/);

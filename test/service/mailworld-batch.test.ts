@@ -83,4 +83,14 @@ describe('a live batch against the mail world', () => {
     assert.equal(r.body.engine.providerFamily, 'google');
     assert.ok(r.body.engine.attempts >= 1);
   });
+
+  test('/metrics counts the SMTP sessions the live engine opened, next to the process metrics', async () => {
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    const sessions = Number(/^presend_smtp_sessions_total (\d+)$/m.exec(text)?.[1] ?? NaN);
+    // The batch above probed four mail hosts (acme, catchall, google-hosted, refused).
+    assert.ok(sessions >= 3, `presend_smtp_sessions_total ${sessions}`);
+    assert.match(text, /^presend_smtp_sessions_active \d+$/m);
+    assert.match(text, /^presend_process_cpu_user_seconds_total /m);
+    assert.match(text, /^presend_verifications_total\{verdict="DELIVERABLE"\} [1-9]/m);
+  });
 });

@@ -18,10 +18,7 @@ export function opsRoutes(app: FastifyInstance, deps: { store: Store; metrics: M
     return { status: 'ready' };
   });
 
-  app.get('/metrics', async (_request, reply) => {
-    const depth = await deps.store.queueDepth().catch(() => 0);
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(deps.metrics.render(depth));
-  });
+  app.get('/metrics', async (_request, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));
 
   app.get('/openapi.json', async () => app.swagger());
 

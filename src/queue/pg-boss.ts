@@ -13,14 +13,21 @@
  *   `presend-wake-<affinity>`, subscribed the first time that process waits for work; a
  *   greylisting recheck can be scheduled into it with `startAfter`, so the worker that saw
  *   the greylisting wakes when the recheck is due.
+ * - `publish` also sends a NOTIFY on BATCH_CREATED_CHANNEL; a worker holds one LISTEN
+ *   connection and wakes at once instead of at its next pg-boss poll (up to `pollMs` later).
+ *   NOTIFY is best effort (not delivered to a worker that is reconnecting); the pg-boss job
+ *   is the durable signal behind it.
  * A lost signal costs at most one poll interval of the worker, never an item.
  */
 import { hostname } from 'node:os';
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { WakeSignal } from './wake-signal.js';
 import type { BatchQueue } from './queue.js';
 
 export const BATCH_CREATED_EVENT = 'presend-batch-created';
+/** The LISTEN/NOTIFY channel of the same event (an SQL identifier). */
+export const BATCH_CREATED_CHANNEL = 'presend_batch_created';
 
 export interface PgBossQueueOptions {
   /** pg-boss's schema; default `pgboss`. */
@@ -31,6 +38,8 @@ export interface PgBossQueueOptions {
   pollMs?: number;
   /** Connections pg-boss may hold. Default PRESEND_QUEUE_POOL_SIZE or 3. */
   poolSize?: number;
+  /** The database, for the LISTEN connection of a waiting worker (openPgBossQueue passes it). */
+  databaseUrl?: string;
 }
 
 /** pg-boss queue names: letters, digits, `_` and `-`. */
@@ -47,6 +56,11 @@ export class PgBossQueue implements BatchQueue {
   private closed = false;
   private readonly wakeQueue: string;
   private readonly pollMs: number;
+  private readonly databaseUrl: string | undefined;
+  private listener: pg.Client | null = null;
+  private listening: Promise<void> | null = null;
+  /** Ends the poller's current sleep (close). */
+  private stopPolling: (() => void) | null = null;
 
   constructor(
     readonly boss: PgBoss,
@@ -54,11 +68,16 @@ export class PgBossQueue implements BatchQueue {
   ) {
     this.wakeQueue = wakeQueueName(options.affinity ?? (process.env.PRESEND_WORKER_ID?.trim() || hostname()));
     this.pollMs = options.pollMs ?? 200;
+    this.databaseUrl = options.databaseUrl;
   }
 
   async publish(requestId: string): Promise<void> {
     // pg-boss sends to each subscribed queue; a worker that is gone only leaves a job that expires.
     await this.boss.publish(BATCH_CREATED_EVENT, { requestId }, { retentionMinutes: 10 });
+    await this.boss
+      .getDb()
+      .executeSql('SELECT pg_notify($1, $2)', [BATCH_CREATED_CHANNEL, requestId])
+      .catch(() => undefined);
   }
 
   /**
@@ -88,7 +107,10 @@ export class PgBossQueue implements BatchQueue {
     if (this.closed) return;
     this.closed = true;
     this.wakeups.release();
+    this.stopPolling?.();
     await this.poller?.catch(() => undefined);
+    await this.listening?.catch(() => undefined);
+    await this.listener?.end().catch(() => undefined);
     await this.boss.stop({ graceful: false, wait: true, close: true }).catch(() => undefined);
   }
 
@@ -110,13 +132,39 @@ export class PgBossQueue implements BatchQueue {
     subscription.catch(() => {
       if (this.subscription === subscription) this.subscription = null; // retried by the poller
     });
+    this.listening ??= this.listenForNotifications();
+    const listening = this.listening;
     this.poller ??= this.poll();
-    return subscription;
+    // Resolves once subscribed and listening, so a publish after it reaches this worker.
+    return subscription.then(() => listening);
+  }
+
+  /** One LISTEN connection; a dropped one is opened again by the poller's next round. */
+  private async listenForNotifications(): Promise<void> {
+    if (!this.databaseUrl || this.closed) return;
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'presend-wake' });
+    const drop = () => {
+      if (this.listener === client) this.listener = null;
+      this.listening = null;
+      client.end().catch(() => undefined);
+    };
+    client.on('error', drop);
+    client.on('end', drop);
+    client.on('notification', () => this.wakeAll());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${BATCH_CREATED_CHANNEL}`);
+      if (this.closed) return void (await client.end());
+      this.listener = client;
+    } catch {
+      drop();
+    }
   }
 
   private async poll(): Promise<void> {
     while (!this.closed) {
       try {
+        this.listening ??= this.listenForNotifications();
         await (this.subscription ?? this.listen());
         const jobs = await this.boss.fetch(this.wakeQueue, { batchSize: 100 });
         if (jobs.length > 0) {
@@ -130,7 +178,10 @@ export class PgBossQueue implements BatchQueue {
       } catch {
         // pg-boss or the database is briefly unavailable: the worker still polls the store.
       }
-      await new Promise((resolve) => setTimeout(resolve, this.pollMs).unref());
+      await new Promise<void>((resolve) => {
+        this.stopPolling = resolve;
+        setTimeout(resolve, this.pollMs).unref();
+      });
     }
   }
 
@@ -159,5 +210,5 @@ export async function openPgBossQueue(databaseUrl: string, options: PgBossQueueO
   // pg-boss reports background errors as events; without a listener they would crash the process.
   boss.on('error', () => undefined);
   await boss.start();
-  return new PgBossQueue(boss, options);
+  return new PgBossQueue(boss, { databaseUrl, ...options });
 }

@@ -105,6 +105,24 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
     }
   });
 
+  test('a published batch wakes a waiting worker at once through NOTIFY, not at its next pg-boss poll', async () => {
+    const apiNode = await openPgBossQueue(url, { affinity: 'api' });
+    // pg-boss is asked once when the worker starts waiting, then not for an hour.
+    const worker = await openPgBossQueue(url, { affinity: 'worker-notify', pollMs: 3_600_000 });
+    try {
+      const abort = new AbortController();
+      await worker.listen();
+      // The first pg-boss poll, made as the worker starts waiting, finds nothing and leaves no pending wake.
+      await worker.waitForWork(abort.signal, 300);
+      const woken = worker.waitForWork(abort.signal, 3_600_000).then(() => 'woken');
+      await apiNode.publish('request-notify');
+      assert.equal(await woken, 'woken');
+      abort.abort();
+    } finally {
+      await Promise.all([apiNode.close(), worker.close()]);
+    }
+  });
+
   test('a greylisting recheck scheduled for an affinity wakes that worker when it is due', async () => {
     const seenBy = await openPgBossQueue(url, { affinity: 'worker-b', pollMs: 50 });
     const other = await openPgBossQueue(url, { affinity: 'worker-c' });

@@ -29,19 +29,47 @@ export interface PgSessionLimiter extends SessionLimiter {
 }
 
 /**
- * One statement: pick a slot number that is free or expired and take it. Two workers that pick
- * the same slot serialise on its primary key; the loser's ON CONFLICT … WHERE finds a live lease,
- * returns nothing, and tries again.
+ * One statement for every slot asked for in the same turn of the event loop (a chunk of a batch
+ * warms the sessions of all its domains at once): the k-th request for a host takes the k-th of
+ * that host's free or expired slot numbers (in random order). Two workers that pick the same slot
+ * serialise on its primary key; the loser's ON CONFLICT … WHERE finds a live lease, gets no row
+ * back, and tries again. Rows go in (host, slot) order, so two such statements never deadlock.
  */
-const TAKE_SLOT = `
+const TAKE_SLOTS = `
+  WITH req AS (
+    SELECT host, holder, row_number() OVER (PARTITION BY host ORDER BY o) AS k
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(host, holder, o)
+  ), free AS (
+    SELECT h.host, s.slot, row_number() OVER (PARTITION BY h.host ORDER BY random()) AS k
+    FROM (SELECT DISTINCT host FROM req) h CROSS JOIN generate_series(0, $3::int - 1) AS s(slot)
+    WHERE NOT EXISTS (SELECT 1 FROM mx_session_slots m WHERE m.host = h.host AND m.slot = s.slot AND m.lease_expires_at >= clock_timestamp())
+  )
   INSERT INTO mx_session_slots (host, slot, holder, lease_expires_at)
-  SELECT $1, s, $3, clock_timestamp() + $4 * interval '1 millisecond'
-  FROM generate_series(0, $2::int - 1) AS s
-  WHERE NOT EXISTS (SELECT 1 FROM mx_session_slots m WHERE m.host = $1 AND m.slot = s AND m.lease_expires_at >= clock_timestamp())
-  ORDER BY random() LIMIT 1
+  SELECT req.host, free.slot, req.holder, clock_timestamp() + $4 * interval '1 millisecond'
+  FROM req JOIN free ON free.host = req.host AND free.k = req.k
+  ORDER BY req.host, free.slot
   ON CONFLICT (host, slot) DO UPDATE SET holder = excluded.holder, lease_expires_at = excluded.lease_expires_at
   WHERE mx_session_slots.lease_expires_at < clock_timestamp()
-  RETURNING slot`;
+  RETURNING holder`;
+
+/** Calls made in the same turn of the event loop go to `run` together; each gets its own answer. */
+function coalesced<I, O>(run: (inputs: I[]) => Promise<O[]>): (input: I) => Promise<O> {
+  let queue: Array<{ input: I; resolve: (out: O) => void; reject: (err: unknown) => void }> = [];
+  return (input) =>
+    new Promise<O>((resolve, reject) => {
+      if (queue.length === 0) {
+        setImmediate(() => {
+          const batch = queue;
+          queue = [];
+          run(batch.map((b) => b.input)).then(
+            (outs) => batch.forEach((b, i) => b.resolve(outs[i] as O)),
+            (err: unknown) => batch.forEach((b) => b.reject(err)),
+          );
+        });
+      }
+      queue.push({ input, resolve, reject });
+    });
+}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -73,10 +101,20 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
   }, Math.max(100, Math.floor(leaseMs / 3)));
   heartbeat.unref();
 
+  const take = coalesced<{ host: string; holder: string }, boolean>(async (asked) => {
+    const taken = await pool.query<{ holder: string }>(TAKE_SLOTS, [asked.map((a) => a.host), asked.map((a) => a.holder), options.maxPerHost, leaseMs]);
+    const got = new Set(taken.rows.map((r) => r.holder));
+    return asked.map((a) => got.has(a.holder));
+  });
+  // If a delete fails the lease simply runs out.
+  const free = coalesced<string, void>(async (gone) => {
+    await pool.query('DELETE FROM mx_session_slots WHERE holder = ANY($1::text[])', [gone]).catch(() => undefined);
+    return gone.map(() => undefined);
+  });
+
   const release = (holder: string) => async (): Promise<void> => {
     if (!holders.delete(holder)) return;
-    // If this fails the lease simply runs out.
-    await pool.query('DELETE FROM mx_session_slots WHERE holder = $1', [holder]).catch(() => undefined);
+    await free(holder);
   };
 
   return {
@@ -86,14 +124,20 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
         if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
         if (closed) throw new Error('session limiter closed');
         const holder = randomUUID();
+        let got = false;
         try {
-          const taken = await pool.query(TAKE_SLOT, [mxHost, options.maxPerHost, holder, leaseMs]);
-          if ((taken.rowCount ?? 0) > 0) {
-            holders.add(holder);
-            return release(holder);
-          }
+          got = await take({ host: mxHost, holder });
         } catch {
           // The database is unreachable for a moment: wait and try again rather than probe unbounded.
+        }
+        if (got) {
+          if (closed || signal?.aborted) {
+            // Stopped while the slot was being taken: hand it straight back.
+            await free(holder);
+            continue;
+          }
+          holders.add(holder);
+          return release(holder);
         }
         // Jitter keeps workers that wait for one host from retrying in lockstep.
         await sleep(wait / 2 + Math.random() * wait, signal);

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMailWorld } from '../../src/mailworld/index.js';
-import type { WorldSpec } from '../../src/mailworld/index.js';
+import type { MailWorld, WorldSpec } from '../../src/mailworld/index.js';
 import { openStore } from '../../src/store/open-store.js';
 import { generateApiKey } from '../../src/service/keys.js';
 import { exited, startServe } from './processes.js';
@@ -28,19 +28,51 @@ function lagWorld(): WorldSpec {
   };
 }
 
-test('a batch interrupted by SIGKILL resumes after restart with every address once and exact credits', { timeout: 90_000 }, async () => {
+interface CrashScene {
+  world: MailWorld;
+  databaseUrl: string;
+  accountId: string;
+  key: string;
+  /** Every `presend serve` started here; whatever still runs is killed at the end. */
+  children: ChildProcess[];
+}
+
+/** A mail world, a SQLite file with one live account holding `credits`, and clean-up afterwards. */
+async function inCrashScene(spec: WorldSpec, credits: number, body: (scene: CrashScene) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'presend-crash-'));
-  const world = await startMailWorld(lagWorld());
+  const world = await startMailWorld(spec);
   const children: ChildProcess[] = [];
   try {
     const databaseUrl = `sqlite:${join(dir, 'presend.db')}`;
     const setup = await openStore(databaseUrl);
-    const account = await setup.createAccount({ name: 'crash', credits: 1000, now: new Date() });
+    const account = await setup.createAccount({ name: 'crash', credits, now: new Date() });
     assert.ok(account);
     const key = generateApiKey('live');
     await setup.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
     await setup.close();
+    await body({ world, databaseUrl, accountId: account.id, key: key.key, children });
+  } finally {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(children.map(exited));
+    await world.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
+/** The account's balance as the store holds it once `child` has stopped. */
+async function balanceAfter(child: ChildProcess, databaseUrl: string, accountId: string) {
+  child.kill('SIGTERM');
+  await exited(child);
+  const check = await openStore(databaseUrl);
+  try {
+    return await check.getBalance(accountId);
+  } finally {
+    await check.close();
+  }
+}
+
+test('a batch interrupted by SIGKILL resumes after restart with every address once and exact credits', { timeout: 90_000 }, async () => {
+  await inCrashScene(lagWorld(), 1000, async ({ world, databaseUrl, accountId, key, children }) => {
     const env = {
       ...world.env(),
       PRESEND_DATABASE_URL: databaseUrl,
@@ -52,7 +84,7 @@ test('a batch interrupted by SIGKILL resumes after restart with every address on
       PRESEND_LOG_LEVEL: 'info',
     };
     const api = (url: string, path: string, init: RequestInit = {}) =>
-      fetch(`${url}${path}`, { ...init, headers: { 'x-api-key': key.key, 'content-type': 'application/json', ...init.headers } }).then(async (r) => ({
+      fetch(`${url}${path}`, { ...init, headers: { 'x-api-key': key, 'content-type': 'application/json', ...init.headers } }).then(async (r) => ({
         status: r.status,
         body: (await r.json()) as any, // eslint-disable-line @typescript-eslint/no-explicit-any
       }));
@@ -99,40 +131,22 @@ test('a batch interrupted by SIGKILL resumes after restart with every address on
     assert.equal(c.creditsDebited + c.creditsReleased, N);
     assert.equal(c.creditsDebited, 100, 'accepted and unknown mailboxes are verdicts; temp failures are not');
 
-    second.child.kill('SIGTERM');
-    await exited(second.child);
-    const check = await openStore(databaseUrl);
-    assert.deepEqual(await check.getBalance(account.id), { granted: 1000, debited: 100, held: 0, available: 900 });
-    await check.close();
-  } finally {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await Promise.all(children.map(exited));
-    await world.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+    assert.deepEqual(await balanceAfter(second.child, databaseUrl, accountId), { granted: 1000, debited: 100, held: 0, available: 900 });
+  });
 });
 
 test('a single check answered 202 and then cut off by SIGKILL is resumed after restart: the replay gets its verdict, billed once', { timeout: 90_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'presend-crash-verify-'));
   // Every SMTP reply takes 700 ms: the check needs several seconds, far more than its wait.
-  const world = await startMailWorld({
+  const slowWorld: WorldSpec = {
     hosts: [{ name: 'mx.slowpoke.test', commandLatencyMs: 700 }],
     domains: [{ name: 'slowpoke.test', mx: [{ host: 'mx.slowpoke.test', preference: 10 }], mailboxes: { ann: 'accept' }, otherMailboxes: 'unknown' }],
-  });
-  const children: ChildProcess[] = [];
-  try {
-    const databaseUrl = `sqlite:${join(dir, 'presend.db')}`;
-    const setup = await openStore(databaseUrl);
-    const account = await setup.createAccount({ name: 'crash-verify', credits: 5, now: new Date() });
-    assert.ok(account);
-    const key = generateApiKey('live');
-    await setup.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
-    await setup.close();
+  };
+  await inCrashScene(slowWorld, 5, async ({ world, databaseUrl, accountId, key, children }) => {
     const env = { ...world.env(), PRESEND_DATABASE_URL: databaseUrl, PRESEND_PORT: '0', PRESEND_WORKER_LEASE_MS: '1500', PRESEND_LOG_LEVEL: 'info' };
     const verify = (url: string) =>
       fetch(`${url}/v1/verify`, {
         method: 'POST',
-        headers: { 'x-api-key': key.key, 'content-type': 'application/json', 'idempotency-key': 'one-check' },
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'one-check' },
         body: JSON.stringify({ email: 'ann@slowpoke.test', timeoutMs: 300 }),
       }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })); // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -158,15 +172,6 @@ test('a single check answered 202 and then cut off by SIGKILL is resumed after r
     assert.equal(replay.body.presend.verdict, 'DELIVERABLE');
     assert.deepEqual(replay.body.presend.billing, { disposition: 'debited', credits: 1 });
 
-    second.child.kill('SIGTERM');
-    await exited(second.child);
-    const check = await openStore(databaseUrl);
-    assert.deepEqual(await check.getBalance(account.id), { granted: 5, debited: 1, held: 0, available: 4 });
-    await check.close();
-  } finally {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await Promise.all(children.map(exited));
-    await world.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+    assert.deepEqual(await balanceAfter(second.child, databaseUrl, accountId), { granted: 5, debited: 1, held: 0, available: 4 });
+  });
 });

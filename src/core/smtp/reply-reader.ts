@@ -20,6 +20,7 @@ export class ReplyReader {
   private waiter: ((result: ReadResult) => void) | null = null;
   private ended: ReadResult | null = null;
   private readonly onData = (chunk: Buffer): void => this.data(chunk);
+  private readonly onReply = (reply: SmtpReply): void => this.deliver(reply);
   private readonly onClose = (): void => this.finish({ ok: false, failure: 'closed', detail: 'connection closed by server' });
 
   constructor(
@@ -73,8 +74,7 @@ export class ReplyReader {
 
   private data(chunk: Buffer): void {
     if (this.ended) return;
-    const { replies, problem } = this.parser.push(chunk);
-    for (const reply of replies) this.deliver(reply);
+    const problem = this.parser.feed(chunk, this.onReply);
     if (problem) {
       this.finish({ ok: false, failure: 'protocol', detail: `malformed reply: ${problem}` });
       this.socket.destroy();

@@ -74,20 +74,28 @@ export class ReplyParser {
   /** Feeds bytes; returns the replies completed by them, or the first problem found. */
   push(chunk: Buffer): { replies: SmtpReply[]; problem: ReplyProblem | null } {
     const replies: SmtpReply[] = [];
+    const problem = this.feed(chunk, (reply) => void replies.push(reply));
+    return { replies, problem };
+  }
+
+  /**
+   * Feeds bytes and hands each reply they complete to `deliver`, in order; returns the first
+   * problem found, or null. No array per chunk: a pipelined transaction arrives in many.
+   */
+  feed(chunk: Buffer, deliver: (reply: SmtpReply) => void): ReplyProblem | null {
     const text = this.partial + this.decoder.write(chunk);
     let start = 0;
     for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
       const line = text.slice(start, text.charCodeAt(nl - 1) === CR ? nl - 1 : nl);
       start = nl + 1;
-      const problem = this.line(line, replies);
-      if (problem) return { replies, problem };
+      const problem = this.line(line, deliver);
+      if (problem) return problem;
     }
     this.partial = text.slice(start);
-    if (this.partial.length > this.limits.maxLineBytes) return { replies, problem: 'line_too_long' };
-    return { replies, problem: null };
+    return this.partial.length > this.limits.maxLineBytes ? 'line_too_long' : null;
   }
 
-  private line(line: string, out: SmtpReply[]): ReplyProblem | null {
+  private line(line: string, deliver: (reply: SmtpReply) => void): ReplyProblem | null {
     if (line.length > this.limits.maxLineBytes) return 'line_too_long';
     if (!LINE.test(line)) return 'invalid_code';
     const code = Number(line.slice(0, 3));
@@ -101,11 +109,11 @@ export class ReplyParser {
     if (line[3] === '-') this.lines.push(text);
     else if (this.lines.length === 0) {
       // Most replies are one line: an array of its own size, not a growable one.
-      out.push(makeReply(code, [text]));
+      deliver(makeReply(code, [text]));
       this.bytes = 0;
     } else {
       this.lines.push(text);
-      out.push(makeReply(code, this.lines));
+      deliver(makeReply(code, this.lines));
       this.lines = [];
       this.bytes = 0;
     }

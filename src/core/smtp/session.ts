@@ -185,16 +185,16 @@ export class ProbeSession {
   async transaction(recipients: readonly string[], smtputf8: boolean): Promise<TransactionResult> {
     const commands: string[] = [];
     const needsRset = this.transactions > 0;
-    if (needsRset) commands.push('RSET');
+    if (needsRset) commands.push('RSET\r\n');
     // RFC 6531 §3.4: SMTPUTF8 on MAIL announces a UTF-8 envelope.
-    commands.push(`MAIL FROM:<${this.settings.mailFrom}>${smtputf8 ? ' SMTPUTF8' : ''}`);
-    for (const rcpt of recipients) commands.push(`RCPT TO:<${rcpt}>`);
+    commands.push(`MAIL FROM:<${this.settings.mailFrom}>${smtputf8 ? ' SMTPUTF8' : ''}\r\n`);
+    for (const rcpt of recipients) commands.push(`RCPT TO:<${rcpt}>\r\n`);
     this.transactions++;
     const result: TransactionResult = { mail: null, rcpt: recipients.map(() => undefined), failure: null };
     const steps: SmtpStep[] = [...(needsRset ? (['rset'] as const) : []), 'mail', ...recipients.map(() => 'rcpt' as const)];
 
     if (this.capabilities.pipelining) {
-      this.socket.write(commands.map((c) => `${c}\r\n`).join(''));
+      this.socket.write(commands.join(''));
       for (let i = 0; i < steps.length; i++) {
         const read = this.reader.ready() ?? (await this.reader.next(this.stepBudget()));
         if (!read.ok) return this.fail(result, failureFromRead(read, steps[i] ?? 'rcpt'));
@@ -202,9 +202,9 @@ export class ProbeSession {
       }
       return result;
     }
-    for (let i = 0; i < commands.length; i++) {
+    for (const [i, command] of commands.entries()) {
       const step = steps[i] ?? 'rcpt';
-      this.socket.write(`${commands[i]}\r\n`);
+      this.socket.write(command);
       const read = await this.reader.next(this.stepBudget());
       if (!read.ok) return this.fail(result, failureFromRead(read, step));
       if (!this.record(result, step, i - (needsRset ? 1 : 0), read.reply)) return result;

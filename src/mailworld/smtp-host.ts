@@ -33,6 +33,7 @@ function smtpError(code: number, text: string): Error {
 function tapWrites(socket: Socket, log: SessionLog, latencyMs: number, state: { startTls: boolean }): void {
   const write = socket.write.bind(socket) as (chunk: string) => boolean;
   const end = socket.end.bind(socket) as () => Socket;
+  let corked = false;
   socket.write = ((chunk: string | Uint8Array) => {
     const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('latin1');
     log.reply(replyCode(text));
@@ -41,7 +42,18 @@ function tapWrites(socket: Socket, log: SessionLog, latencyMs: number, state: { 
       return write(text);
     }
     setTimeout(() => {
-      if (!socket.destroyed && socket.writable) write(text);
+      if (socket.destroyed || !socket.writable) return;
+      // Replies falling due together (a pipelined group) leave in one write: corked until the
+      // timers of this turn have run, as a real server flushes a group of replies at once.
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        setImmediate(() => {
+          corked = false;
+          socket.uncork();
+        });
+      }
+      write(text);
     }, latencyMs);
     return true;
   }) as Socket['write'];

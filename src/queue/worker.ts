@@ -1,7 +1,9 @@
 /**
- * The batch worker: leases items from the store in chunks grouped by domain (so the engine
- * reuses SMTP sessions), runs `engine.verifyMany`, and stores each result with its billing in
- * one transaction as it arrives. Greylisted items come back after the recheck delay to this
+ * The batch worker: leases items from the store in chunks of whole domains (so the engine
+ * reuses SMTP sessions), runs `engine.verifyMany`, and hands each result with its billing to the
+ * store as it arrives (all-or-nothing per item; the store may share a transaction between
+ * results). A loop claims its next chunk once the engine is done with the last one, while that
+ * chunk's results are still being written. Greylisted items come back after the recheck delay to this
  * same worker (affinity, DESIGN.md §5); after the last recheck they become a TRANSIENT
  * non-verdict so the batch can finish. A crash leaves leases that expire and are taken over;
  * a result stored twice is a no-op in the store, so nothing is billed twice.

@@ -23,24 +23,28 @@ export function startVerification(ctx: SqliteContext, input: StartVerificationIn
       if (available < 1) return { kind: 'insufficient_credits', available };
     }
     const id = randomUUID();
-    const created = ctx
-      .stmt(
-        `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at, lease_expires_at)
-         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?) RETURNING *`,
-      )
-      .get(
-        id,
-        input.accountId,
-        input.keyId,
-        input.email,
-        input.billable ? 1 : 0,
-        input.billable ? 'held' : 'none',
-        input.now.toISOString(),
-        input.leaseExpiresAt.toISOString(),
-      ) as VerificationRow;
+    const now = input.now.toISOString();
     if (input.billable) ctx.ledger(input.accountId, 'hold', 1, { verificationId: id }, input.now);
     ctx.rememberIdempotency(input.accountId, input.idempotency, id, input.now);
-    return { kind: 'created', verification: input.result ? complete(ctx, created, input.result, input.now) : toVerificationRecord(created) };
+    const record: VerificationRecord = { id, accountId: input.accountId, email: input.email, state: 'running', billable: input.billable, createdAt: now, result: null };
+    if (!input.result) {
+      ctx
+        .stmt(
+          `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at, lease_expires_at)
+           VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
+        )
+        .run(id, input.accountId, input.keyId, input.email, input.billable ? 1 : 0, input.billable ? 'held' : 'none', now, input.leaseExpiresAt.toISOString());
+      return { kind: 'created', verification: record };
+    }
+    // Known at once (the sandbox): written completed in one row write.
+    const { billing, stored } = settleResult(ctx, record, input.billable, input.result, input.now);
+    ctx
+      .stmt(
+        `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, result_json, created_at, finished_at)
+         VALUES (?, ?, ?, ?, 'completed', ?, ?, ?, ?, ?)`,
+      )
+      .run(id, input.accountId, input.keyId, input.email, input.billable ? 1 : 0, billing, JSON.stringify(stored), now, now);
+    return { kind: 'created', verification: { ...record, state: 'completed', result: stored } };
   });
 }
 
@@ -48,23 +52,30 @@ export function completeVerification(ctx: SqliteContext, input: { verificationId
   return ctx.write(() => {
     const row = load(ctx, input.verificationId);
     if (!row) throw new Error(`verification ${input.verificationId} does not exist`);
-    return complete(ctx, row, input.result, input.now);
+    const record = toVerificationRecord(row);
+    if (row.state !== 'running') return record;
+    const { billing, stored } = settleResult(ctx, record, row.billing === 'held', input.result, input.now);
+    ctx
+      .stmt("UPDATE verifications SET state = 'completed', billing = ?, result_json = ?, finished_at = ? WHERE id = ?")
+      .run(billing, JSON.stringify(stored), input.now.toISOString(), row.id);
+    return { ...record, state: 'completed', result: stored };
   });
 }
 
-/** Settles a running check with its result: debit or release, address history, stored result. */
-function complete(ctx: SqliteContext, row: VerificationRow, result: StoredResult, now: Date): VerificationRecord {
-  if (row.state !== 'running') return toVerificationRecord(row);
-  const held = row.billing === 'held';
+/** Bills a check's result (debit or release of its held credit) and records it in the address history. */
+function settleResult(
+  ctx: SqliteContext,
+  check: Pick<VerificationRecord, 'id' | 'accountId' | 'email'>,
+  held: boolean,
+  result: StoredResult,
+  now: Date,
+): { billing: string; stored: StoredResult } {
   const settled = settle(result.envelope, held);
-  const previous = ctx.history(row.account_id, row.email);
+  const previous = ctx.history(check.accountId, check.email);
   const stored = finalizeStoredResult(result, settled.envelope, previous);
-  if (held) ctx.ledger(row.account_id, settled.billing === 'debited' ? 'debit' : 'release', 1, { verificationId: row.id }, now);
-  ctx.saveHistory(row.account_id, row.email, nextHistory(previous, stored));
-  const updated = ctx
-    .stmt("UPDATE verifications SET state = 'completed', billing = ?, result_json = ?, finished_at = ? WHERE id = ? RETURNING *")
-    .get(settled.billing, JSON.stringify(stored), now.toISOString(), row.id) as VerificationRow;
-  return toVerificationRecord(updated);
+  if (held) ctx.ledger(check.accountId, settled.billing === 'debited' ? 'debit' : 'release', 1, { verificationId: check.id }, now);
+  ctx.saveHistory(check.accountId, check.email, nextHistory(previous, stored));
+  return { billing: settled.billing, stored };
 }
 
 export function failVerification(ctx: SqliteContext, input: { verificationId: string; now: Date }): VerificationRecord {

@@ -51,8 +51,8 @@ export class BatchWorker {
   private loops: Promise<void>[] = [];
   private readonly now: () => Date;
   private readonly leaseMs: number;
-  /** When this worker's own greylisting rechecks fall due (epoch ms), so an idle loop wakes for them. */
-  private recheckTimes: number[] = [];
+  /** When this worker's own greylisting rechecks fall due (epoch ms, rounded up to 25 ms), so an idle loop wakes for them. */
+  private readonly recheckTimes = new Set<number>();
 
   constructor(private readonly o: WorkerOptions) {
     this.affinity = o.affinity ?? process.env.PRESEND_WORKER_ID ?? hostname();
@@ -109,12 +109,26 @@ export class BatchWorker {
     await draining;
   }
 
+  private pruneAbove = 256;
+
+  /** Remembers a recheck due time; past ones are dropped when the set has doubled (a busy worker never idles to drop them). */
+  private noteRecheck(at: number): void {
+    this.recheckTimes.add(Math.ceil(at / 25) * 25);
+    if (this.recheckTimes.size <= this.pruneAbove) return;
+    const now = this.now().getTime();
+    for (const t of this.recheckTimes) if (t <= now) this.recheckTimes.delete(t);
+    this.pruneAbove = Math.max(256, 2 * this.recheckTimes.size);
+  }
+
   /** How long an idle loop may wait: its poll interval, or less when one of this worker's rechecks is due sooner. */
   private untilNextRecheck(): number {
     const poll = this.o.pollMs ?? 500;
     const now = this.now().getTime();
-    this.recheckTimes = this.recheckTimes.filter((t) => t > now - poll);
-    const next = Math.min(...this.recheckTimes.filter((t) => t > now));
+    let next = Number.POSITIVE_INFINITY;
+    for (const t of this.recheckTimes) {
+      if (t <= now) this.recheckTimes.delete(t);
+      else if (t < next) next = t;
+    }
     // A few ms past the due time, so the store sees the item due (its clock is this one).
     return Number.isFinite(next) ? Math.max(1, Math.min(poll, next - now + 5)) : poll;
   }
@@ -206,7 +220,7 @@ export class BatchWorker {
           const recheckAt = new Date(now.getTime() + this.o.recheckDelayMs);
           await this.o.store.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now });
           // This process wakes itself when the recheck is due; the queue's wake-up is for the other processes of this affinity.
-          this.recheckTimes.push(recheckAt.getTime());
+          this.noteRecheck(recheckAt.getTime());
           // The store keeps the item; the queue only wakes this worker when it is due (polling covers a lost wake-up).
           await this.o.queue.scheduleRecheck?.(this.affinity, recheckAt).catch(() => undefined);
           return;

@@ -144,8 +144,16 @@ export function claimItems(db: PgDatabase, input: ClaimInput): Promise<ClaimedIt
       [ids, input.owner, lease],
     );
     // Only requests seen queued: a running request's row is left alone, so a claim never waits
-    // for the row lock of a result transaction that is moving the request's counters.
-    if (queued.length > 0) await tx.q("UPDATE requests SET state = 'running' WHERE id = ANY($1::text[]) AND state = 'queued'", [queued]);
+    // for the row lock of a result transaction that is moving the request's counters. A queued
+    // request whose row another claim holds is being set running by that claim: skip it.
+    if (queued.length > 0) {
+      await tx.q(
+        `UPDATE requests SET state = 'running' WHERE id IN (
+           SELECT id FROM requests WHERE id = ANY($1::text[]) AND state = 'queued' FOR UPDATE SKIP LOCKED
+         )`,
+        [queued],
+      );
+    }
     const order = new Map(ids.map((id, i) => [id, i]));
     return rows
       .sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0))

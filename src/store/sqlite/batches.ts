@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqliteContext } from './context.js';
 import { addDays, countersFrom, finalizeStoredResult, nextHistory, requestOutcome, settle } from '../billing-rules.js';
 import type { ItemBilling } from '../billing-rules.js';
-import { RequestGroups } from './final-groups.js';
+import { RequestGroups } from './request-groups.js';
 import type {
   BatchRequestView,
   ClaimInput,

@@ -218,6 +218,44 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     assert.equal(slice?.request.counters.creditsDebited, 1);
   });
 
+  test('results written together come back exactly as handed in, whatever characters the server replied with', async () => {
+    const a = await account(10);
+    const replies = ['plain', 'a "quoted" reply \\ with a backslash', 'unicode é 😀 \u2028', 'nul \u0000 byte', 'lone surrogate \ud800 here'];
+    const created = await nodes[0]!.createBatchRequest({
+      accountId: a.id,
+      keyId: 'k',
+      mode: 'emails',
+      listId: null,
+      total: replies.length,
+      items: replies.map((_, i) => ({ email: `odd${i}@chars.example`, domain: 'chars.example' })),
+      billable: true,
+      idempotency: claim('odd-characters'),
+      now: new Date(),
+      retentionDays: 30,
+    });
+    assert.equal(created.kind, 'created');
+    const requestId = created.kind === 'created' ? created.request.id : '';
+    const claimed = (await nodes[1]!.claimItems({ owner: 'odd', affinity: 'odd', now: new Date(), leaseMs: 60_000, limit: 100, affinityGraceMs: 60_000 })).filter(
+      (i) => i.requestId === requestId,
+    );
+    assert.equal(claimed.length, replies.length);
+    const now = new Date();
+    const resultFor = (email: string): StoredResult => {
+      const base = deliverable(now);
+      return { ...base, legacy: { ...base.legacy, reason: replies[Number(/odd(\d+)@/.exec(email)?.[1])] ?? '' } };
+    };
+    // All at once on one node: they are gathered into shared writes (one bad one falls back to one by one).
+    const outcomes = await Promise.all(claimed.map((i) => nodes[1]!.recordItemResult({ kind: 'final', itemId: i.itemId, result: resultFor(i.email), now, retentionDays: 30 })));
+    assert.equal(outcomes.filter((o) => o.recorded).length, replies.length);
+    const slice = await nodes[2]!.getResultsSlice({ accountId: a.id, requestId, afterSeq: 0, limit: 100 });
+    assert.equal(slice?.rows.length, replies.length);
+    for (const row of slice?.rows ?? []) {
+      const { email, finalSeq, ...stored } = row;
+      assert.ok(finalSeq > 0);
+      assert.deepEqual(stored, JSON.parse(JSON.stringify(resultFor(email ?? ''))));
+    }
+  });
+
   test('results recorded concurrently share transactions yet keep one result per item, contiguous sequence numbers and one finalization', async () => {
     const a = await account(100);
     const addresses = emails(40, 4);

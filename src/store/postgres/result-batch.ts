@@ -177,8 +177,12 @@ export function recordItemResults(db: PgDatabase, inputs: readonly ItemResultInp
          RETURNING r.id, r.final_count, r.open_count, k.n
        ),
        d AS (
-         SELECT * FROM unnest($3::bigint[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-           AS d(id, request_id, rank, billing, status, decision, verdict, result_json)
+         -- The results travel as one JSON array (no text-array escaping of every quote); a json
+         -- element's text is exactly what was sent, so each result keeps its field order.
+         SELECT u.id, u.request_id, u.rank, u.billing, u.status, u.decision, u.verdict, j.value::text AS result_json
+         FROM unnest($3::bigint[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY
+           AS u(id, request_id, rank, billing, status, decision, verdict, n)
+         JOIN json_array_elements($10::json) WITH ORDINALITY AS j(value, n) ON j.n = u.n
        ),
        it AS (
          UPDATE items i SET state = 'final', billing = d.billing, final_seq = r.final_count - r.n + d.rank, envelope_status = d.status,
@@ -201,7 +205,7 @@ export function recordItemResults(db: PgDatabase, inputs: readonly ItemResultInp
         writes.map((w) => w.status),
         writes.map((w) => w.decision),
         writes.map((w) => w.verdict),
-        writes.map((w) => w.resultJson),
+        `[${writes.map((w) => w.resultJson).join(',')}]`,
         accountIds,
         accountIds.map((id) => accounts.get(id)?.held ?? 0),
         accountIds.map((id) => accounts.get(id)?.debited ?? 0),

@@ -47,11 +47,10 @@ export class ReplyReader {
 
   /**
    * A reply that has already arrived, without waiting: pipelined replies come in bursts, and
-   * a transaction of 100 recipients should not pay a promise per reply. Null when none is queued.
+   * a transaction of 100 recipients should not pay a promise per reply. Undefined when none is queued.
    */
-  ready(): ReadResult | null {
-    const reply = this.queue.shift();
-    return reply ? { ok: true, reply } : null;
+  take(): SmtpReply | undefined {
+    return this.queue.shift();
   }
 
   next(timeoutMs: number): Promise<ReadResult> {

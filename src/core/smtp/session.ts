@@ -196,9 +196,13 @@ export class ProbeSession {
     if (this.capabilities.pipelining) {
       this.socket.write(commands.join(''));
       for (let i = 0; i < steps.length; i++) {
-        const read = this.reader.ready() ?? (await this.reader.next(this.stepBudget()));
-        if (!read.ok) return this.fail(result, failureFromRead(read, steps[i] ?? 'rcpt'));
-        if (!this.record(result, steps[i] ?? 'rcpt', i - (needsRset ? 1 : 0), read.reply)) return result;
+        let reply = this.reader.take();
+        if (!reply) {
+          const read = await this.reader.next(this.stepBudget());
+          if (!read.ok) return this.fail(result, failureFromRead(read, steps[i] ?? 'rcpt'));
+          reply = read.reply;
+        }
+        if (!this.record(result, steps[i] ?? 'rcpt', i - (needsRset ? 1 : 0), reply)) return result;
       }
       return result;
     }

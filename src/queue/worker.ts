@@ -53,6 +53,7 @@ export class BatchWorker {
   private readonly leaseMs: number;
   /** When this worker's own greylisting rechecks fall due (epoch ms, rounded up to 25 ms), so an idle loop wakes for them. */
   private readonly recheckTimes = new Set<number>();
+  private pruneAbove = 256;
 
   constructor(private readonly o: WorkerOptions) {
     this.affinity = o.affinity ?? process.env.PRESEND_WORKER_ID ?? hostname();
@@ -108,8 +109,6 @@ export class BatchWorker {
     }
     await draining;
   }
-
-  private pruneAbove = 256;
 
   /** Remembers a recheck due time; past ones are dropped when the set has doubled (a busy worker never idles to drop them). */
   private noteRecheck(at: number): void {

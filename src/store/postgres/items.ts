@@ -51,7 +51,7 @@ async function claimDomains(tx: Tx, requestId: string, room: number): Promise<Ar
   let next = 0;
   while (planned < room) {
     // The candidates that fill the room left (a domain that does not fit waits for the next
-    // claim, unless nothing is planned yet), tried in one statement; any another claim holds
+    // claim, unless nothing is planned yet), tried in one statement; those another claim holds
     // are skipped, and the loop looks further ahead for their share.
     const group: string[] = [];
     let sum = planned;

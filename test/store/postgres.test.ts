@@ -172,9 +172,11 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
           seen.set(item.itemId, `w${w}`);
           if (item.requestId === requestId) mine++;
         }
-        // 50 addresses per domain and 20 per chunk: a chunk spans at most two domains.
+        // Grouped by domain: the items of one domain of one request come together. (Items of
+        // older requests left open by earlier tests come first, so no count of domains here.)
         assert.ok(chunk.length <= 20);
-        assert.ok(new Set(chunk.map((i) => i.domain)).size <= 2);
+        const runs = chunk.map((i) => `${i.requestId} ${i.domain}`).filter((key, at, all) => at === 0 || all[at - 1] !== key);
+        assert.equal(new Set(runs).size, runs.length, `a domain split within one chunk: ${runs.join(', ')}`);
       });
     }
     assert.equal(mine, 400);
@@ -351,5 +353,57 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     assert.equal(decisions.filter((d) => d.allowed).length, 10);
     const refused = decisions.find((d) => !d.allowed);
     assert.ok(refused && refused.retryAfterMs > 0);
+  });
+});
+
+describe('PostgreSQL claims take whole domains', { skip }, () => {
+  let store: Store;
+  let db: pg.Client;
+  let drop: (() => Promise<void>) | null = null;
+
+  before(async () => {
+    const own = await freshDatabase();
+    if (own.kind !== 'ready') throw new Error('no database');
+    drop = () => own.db.drop();
+    store = await openStore(own.db.url);
+    db = new pg.Client({ connectionString: own.db.url });
+    await db.connect();
+  });
+
+  after(async () => {
+    await db.end();
+    await store.close();
+    await drop?.();
+  });
+
+  test('a claim stops before a domain that does not fit, and skips a domain another claim is taking', async () => {
+    const a = await store.createAccount({ name: 'whole-domains', credits: 100, now: new Date() });
+    assert.ok(a);
+    const items = ['a', 'b', 'c', 'd'].flatMap((d) => Array.from({ length: 10 }, (_, i) => ({ email: `u${i}@${d}.example`, domain: `${d}.example` })));
+    const created = await store.createBatchRequest({
+      accountId: a.id,
+      keyId: 'k',
+      mode: 'emails',
+      listId: null,
+      total: items.length,
+      items,
+      billable: true,
+      idempotency: claim('whole-domains'),
+      now: new Date(),
+      retentionDays: 30,
+    });
+    assert.equal(created.kind, 'created');
+    const requestId = created.kind === 'created' ? created.request.id : '';
+    const claimOf = async (limit: number) =>
+      (await store.claimItems({ owner: 'w', affinity: 'w', now: new Date(), leaseMs: 60_000, limit, affinityGraceMs: 60_000 })).map((i) => i.domain);
+    // 25 fit a.example and b.example whole; c.example would be split, so it waits for the next claim.
+    assert.deepEqual(await claimOf(25), [...Array(10).fill('a.example'), ...Array(10).fill('b.example')]);
+    // Another claim (another worker) is taking c.example right now: this one takes d.example.
+    await db.query('BEGIN');
+    await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [0x70636c6d, `${requestId}\nc.example`]);
+    assert.deepEqual(await claimOf(25), Array(10).fill('d.example'));
+    await db.query('ROLLBACK');
+    // A domain larger than the whole chunk is split rather than left waiting.
+    assert.deepEqual(await claimOf(4), Array(4).fill('c.example'));
   });
 });

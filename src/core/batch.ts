@@ -5,8 +5,10 @@
  * handed to the MX host queues with callbacks rather than a promise chain each — the
  * per-address cost stays a few microseconds of parsing and classification.
  *
- * Used when no operator list and no abort signal are involved; otherwise verifyMany takes the
- * general per-address path (verify.ts), which gives the same results.
+ * Used when no operator list is involved; otherwise verifyMany takes the general per-address
+ * path (verify.ts), which gives the same results. An abort answers every address not yet
+ * reported as aborted, at once, as the general path does; replies that come in later are
+ * dropped (the sessions end with the engine, or serve the next batch).
  */
 import { setImmediate } from 'node:timers/promises';
 import { domainTraitsOf, NO_TRAITS, traitsOf } from './address-facts.js';
@@ -45,6 +47,8 @@ class Item implements ProbeTarget {
   readonly needsUtf8: boolean;
   /** Set when its domain's work starts. */
   traits: AddressTraits = NO_TRAITS;
+  /** Reported: anything later about it (a reply after an abort) is dropped. */
+  reported = false;
 
   constructor(
     readonly input: string,
@@ -64,12 +68,18 @@ const PARSE_SLICE = 500;
 const stalledAtRcpt = (outcome: ProbeOutcome): boolean =>
   outcome.kind === 'failure' && outcome.failure.kind === 'timeout' && outcome.failure.step === 'rcpt';
 
-export function runBatch(engine: BatchEngine, addresses: readonly string[], onResult: (result: EngineResult) => void | Promise<void>): Promise<void> {
+export function runBatch(
+  engine: BatchEngine,
+  addresses: readonly string[],
+  onResult: (result: EngineResult) => void | Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let outstanding = addresses.length;
     let failure: { error: unknown } | null = null;
     const settled = (): void => {
       if (--outstanding > 0) return;
+      signal?.removeEventListener('abort', abortAll);
       if (failure) reject(failure.error);
       else resolve();
     };
@@ -90,8 +100,17 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
     };
     if (outstanding === 0) return resolve();
 
-    const finish = (item: Item, traits: AddressTraits, finding: Finding, attempts = 0, host: string | null = null): void =>
+    const finish = (item: Item, traits: AddressTraits, finding: Finding, attempts = 0, host: string | null = null): void => {
+      if (item.reported) return;
+      item.reported = true;
       emit(engine.resultOf(finding, traits, item.input, item.address.normalized, attempts, host));
+    };
+    /** Every item parsed so far, for an abort to answer. */
+    const items: Item[] = [];
+    function abortAll(): void {
+      for (const item of items) finish(item, traitsOf(item.address), { kind: 'aborted' });
+    }
+    signal?.addEventListener('abort', abortAll, { once: true });
     const concludeProbe = (item: Item, outcome: ProbeOutcome, catchAll: boolean | null): void =>
       finish(item, item.traits, { kind: 'probe', outcome, catchAll }, outcome.attempts, outcome.host);
 
@@ -115,6 +134,7 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
       // Other domains' DNS answers and connections first: this domain's sessions are a banner
       // and an EHLO away from their first transaction, time enough for the work below.
       await setImmediate();
+      if (signal?.aborted) return; // its items were answered by the abort
       if (engine.isClosed()) {
         for (const item of items) finish(item, traitsOf(item.address), { kind: 'aborted' });
         return;
@@ -184,8 +204,13 @@ export function runBatch(engine: BatchEngine, addresses: readonly string[], onRe
           continue;
         }
         const item = new Item(input, parsedAddress.address);
-        const items = byDomain.get(item.address.domain);
-        if (items) items.push(item);
+        items.push(item);
+        if (signal?.aborted) {
+          finish(item, traitsOf(item.address), { kind: 'aborted' });
+          continue;
+        }
+        const domainItems = byDomain.get(item.address.domain);
+        if (domainItems) domainItems.push(item);
         else {
           const first = [item];
           byDomain.set(item.address.domain, first);

@@ -221,9 +221,10 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
   return {
     verify: (address, options) => verifyOne(address, options),
     async verifyMany(addresses, onResult, options) {
-      // The fast path covers the common batch; lists, aborts and a missing identity go the
-      // general way below, one address at a time (same results).
-      if (identity && engineLists.length === 0 && !options?.lists && !options?.signal) return runBatch(batchEngine, addresses, onResult);
+      // The fast path covers the common batch, aborts included (the batch worker always passes
+      // a signal); lists and a missing identity go the general way below, one address at a
+      // time (same results).
+      if (identity && engineLists.length === 0 && !options?.lists) return runBatch(batchEngine, addresses, onResult, options?.signal);
       // A domain's DNS answer and catch-all probe are shared through the batch memo, and the
       // MX host queues batch the recipients into shared, pipelined sessions.
       const memo: BatchMemo = { hosts: new Map(), catchAll: new Map() };

@@ -16,6 +16,35 @@ describe('engine lifecycle', () => {
     assert.deepEqual(result.envelope.reasons, ['aborted']);
   });
 
+  test('an aborted batch answers every unfinished address as aborted at once, and nothing after', async (t) => {
+    const ew = await startEngineWorld(defaultWorld(), { smtpTimeoutMs: 5000 });
+    t.after(() => ew.close());
+    const controller = new AbortController();
+    const results: Array<{ input: string; reasons: readonly string[]; verdict: string | null }> = [];
+    let resolveSome: () => void = () => undefined;
+    const someIn = new Promise<void>((resolve) => (resolveSome = resolve));
+    const addresses = ['alice@acme.test', 'nobody@acme.test', 'x@gone.test', 'a@tarpit.test', 'b@tarpit.test', 'not an address'];
+    const run = ew.engine.verifyMany(
+      addresses,
+      (r) => {
+        results.push({ input: r.input, reasons: r.envelope.reasons, verdict: r.envelope.verdict });
+        if (results.length === 4) resolveSome();
+      },
+      { signal: controller.signal },
+    );
+    await someIn; // acme, gone and the syntax error are in; the tarpit hangs
+    controller.abort();
+    await run;
+    assert.deepEqual(results.map((r) => r.input).sort(), [...addresses].sort(), 'every address answered once');
+    const byInput = new Map(results.map((r) => [r.input, r]));
+    assert.equal(byInput.get('alice@acme.test')?.verdict, 'DELIVERABLE');
+    assert.equal(byInput.get('x@gone.test')?.verdict, 'UNDELIVERABLE_NO_MAIL_SERVER');
+    for (const tarpit of ['a@tarpit.test', 'b@tarpit.test']) assert.deepEqual([byInput.get(tarpit)?.verdict, byInput.get(tarpit)?.reasons], ['TRANSIENT', ['aborted']]);
+    const answered = results.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(results.length, answered, 'nothing is reported after the abort answered');
+  });
+
   test('close() ends waiting checks, QUITs idle sessions, and later checks are aborted', async (t) => {
     const ew = await startEngineWorld(defaultWorld(), { sessionIdleMs: 5000 });
     t.after(() => ew.close());

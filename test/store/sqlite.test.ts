@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import { openStore } from '../../src/store/open-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { timeOrderedId } from '../../src/store/time-ordered-id.js';
 import Database from 'better-sqlite3';
 import { createSandboxEngine } from '../../src/core/index.js';
 import { toStoredResult } from '../../src/store/store.js';
@@ -130,4 +131,13 @@ test('batch counters kept incrementally equal a full count of the items at every
     truth.close();
     await store.close();
   }
+});
+
+test('check ids are UUIDv7: valid UUIDs whose text sorts in creation order', () => {
+  const early = timeOrderedId(Date.UTC(2030, 0, 1));
+  const later = timeOrderedId(Date.UTC(2030, 0, 1) + 1);
+  for (const id of [early, later]) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.ok(early < later);
+  assert.equal(early.slice(0, 13), '01b8dac5-b400'); // 2030-01-01T00:00:00Z = 0x01b8dac5b400 ms
+  assert.notEqual(timeOrderedId(0), timeOrderedId(0), 'random bits after the time');
 });

@@ -1,5 +1,5 @@
 /** Single verifications (`POST /v1/verify`) on PostgreSQL: hold → debit/release, idempotent replay. */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../time-ordered-id.js';
 import { Rollback } from './database.js';
 import type { PgDatabase, Tx } from './database.js';
 import { claimIdempotency, history, hold, ledger, retargetIdempotency, saveHistory } from './ledger.js';
@@ -15,7 +15,7 @@ async function load(tx: Pick<Tx, 'one'>, id: string, lock = false): Promise<Veri
 
 export function startVerification(db: PgDatabase, input: StartVerificationInput): Promise<StartVerificationOutcome> {
   return db.tx<StartVerificationOutcome>(async (tx) => {
-    const id = randomUUID();
+    const id = timeOrderedId(input.now.getTime());
     const seen = await claimIdempotency(tx, input.accountId, input.idempotency, id, input.now);
     if (seen.kind === 'different') return new Rollback({ kind: 'idempotency_mismatch' });
     if (seen.kind === 'same') {

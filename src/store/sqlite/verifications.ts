@@ -1,5 +1,5 @@
 /** Single verifications (`POST /v1/verify`) on SQLite: hold → debit/release, idempotent replay. */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../time-ordered-id.js';
 import type { SqliteContext } from './context.js';
 import { finalizeStoredResult, nextHistory, settle } from '../billing-rules.js';
 import type { StartVerificationInput, StartVerificationOutcome, StoredResult, VerificationRecord } from '../store.js';
@@ -22,7 +22,7 @@ export function startVerification(ctx: SqliteContext, input: StartVerificationIn
       const available = ctx.available(input.accountId);
       if (available < 1) return { kind: 'insufficient_credits', available };
     }
-    const id = randomUUID();
+    const id = timeOrderedId(input.now.getTime());
     const now = input.now.toISOString();
     if (input.billable) ctx.ledger(input.accountId, 'hold', 1, { verificationId: id }, input.now);
     ctx.rememberIdempotency(input.accountId, input.idempotency, id, input.now);

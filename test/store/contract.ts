@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { createSandboxEngine } from '../../src/core/index.js';
 import { toStoredResult } from '../../src/store/store.js';
 import type { CreateBatchInput, Store, StoredResult } from '../../src/store/store.js';
+import { countersFrom } from '../../src/store/billing-rules.js';
+import type { ItemGroup } from '../../src/store/billing-rules.js';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -22,7 +24,12 @@ async function result(email: string): Promise<StoredResult> {
 let n = 0;
 const unique = (p: string) => `${p}-${process.pid}-${Date.now()}-${++n}`;
 
-export function runStoreContract(name: string, makeStore: () => Promise<Store>): void {
+export interface ContractOptions {
+  /** The request's items counted straight from the database (GROUP BY state, envelope_status, decision, billing): the truth counters are checked against. */
+  countItems?(requestId: string): Promise<ItemGroup[]>;
+}
+
+export function runStoreContract(name: string, makeStore: () => Promise<Store>, options: ContractOptions = {}): void {
   describe(`store contract: ${name}`, () => {
     let store: Store;
     before(async () => {
@@ -308,6 +315,50 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
     async function drainOthers() {
       await drain('w#drain', at(-1));
     }
+
+    test('batch counters equal a full count of the items at every step of a batch', { skip: options.countItems ? false : 'no direct view of the database' }, async () => {
+      const countItems = options.countItems;
+      if (!countItems) return;
+      const a = await account(100);
+      await drainOthers();
+      const kinds = ['deliverable', 'undeliverable', 'catchall', 'unknown', 'transient', 'role', 'greylisted'];
+      const emails = Array.from({ length: 35 }, (_, i) => `${kinds[i % kinds.length]}+${i}@d${i % 4}.counters.test`);
+      const rejected = await result('not-an-address');
+      const created = await store.createBatchRequest({
+        ...batch(a, emails),
+        mode: 'list',
+        total: 37,
+        items: [
+          ...emails.map((email) => ({ email, domain: email.split('@')[1] ?? '' })),
+          { email: 'bad-1', domain: '', finalResult: rejected },
+          { email: 'bad-2', domain: '', finalResult: rejected },
+        ],
+      });
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      const id = created.request.id;
+      const check = async (step: string) =>
+        assert.deepEqual((await store.getRequest(a.id, id))?.counters, countersFrom(37, 37, await countItems(id)), step);
+      await check('created');
+      const claim = (ms: number, limit: number) => store.claimItems({ owner: 'w#c', affinity: 'wc', now: at(ms), leaseMs: 60_000, limit, affinityGraceMs: 0 });
+      const finish = async (item: { itemId: number; email: string }, ms: number) =>
+        store.recordItemResult({ kind: 'final', itemId: item.itemId, result: await result(item.email), now: at(ms), retentionDays: 30 });
+      const first = await claim(1, 12);
+      assert.ok(first.length >= 9, `claimed ${first.length}`);
+      await check('claimed');
+      for (const item of first.slice(0, 5)) await finish(item, 2);
+      await check('five final');
+      for (const item of first.slice(5, 8)) await store.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: 'wc', recheckAt: at(100), now: at(3) });
+      await store.releaseClaims('w#c', first.slice(8).map((i) => i.itemId));
+      await check('three rechecking, the rest handed back');
+      for (let round = 0; round < 40 && (await store.getRequest(a.id, id))?.state !== 'completed'; round++) {
+        for (const item of await claim(200 + round, 10)) await finish(item, 201 + round);
+        await check(`round ${round}`);
+      }
+      const view = await store.getRequest(a.id, id);
+      assert.equal(view?.state, 'completed');
+      assert.deepEqual([view?.counters.pending, view?.counters.rechecking, view?.counters.completed + (view?.counters.failed ?? 0)], [0, 0, 37]);
+    });
 
     test('a handed-back item is pending again; a greylisted item waits for its recheck and its own worker first', async () => {
       const a = await account(5);

@@ -11,6 +11,7 @@ import { openStore } from '../../src/store/open-store.js';
 import type { IdempotencyClaim, Store, StoredResult } from '../../src/store/store.js';
 import { listMigrations } from '../../src/store/sqlite/database.js';
 import { runStoreContract } from './contract.js';
+import type { ItemGroup } from '../../src/store/billing-rules.js';
 
 const fresh = await freshDatabase();
 const skip = fresh.kind === 'skip' ? fresh.reason : false;
@@ -55,7 +56,21 @@ const emails = (n: number, domains: number) =>
 // leases of the tests below.
 const own = skip ? null : await freshDatabase();
 if (own?.kind === 'ready') {
-  runStoreContract('postgres', () => openStore(own.db.url));
+  runStoreContract('postgres', () => openStore(own.db.url), {
+    async countItems(requestId) {
+      const client = new pg.Client({ connectionString: own.db.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<ItemGroup>(
+          'SELECT state, envelope_status AS "envelopeStatus", decision, billing, COUNT(*)::int AS count FROM items WHERE request_id = $1 GROUP BY 1, 2, 3, 4',
+          [requestId],
+        );
+        return rows;
+      } finally {
+        await client.end();
+      }
+    },
+  });
   after(() => own.db.drop());
 }
 

@@ -5,6 +5,8 @@ import type { PgDatabase, Tx } from './database.js';
 import { available, claimIdempotency, hold, retargetIdempotency } from './ledger.js';
 import { addDays, countersFrom } from '../billing-rules.js';
 import type { ItemGroup } from '../billing-rules.js';
+import { RequestGroups } from '../request-groups.js';
+import type { FinalGroup } from '../request-groups.js';
 import type { BatchRequestView, CreateBatchInput, CreateBatchOutcome, Finalization, RequestMode, RequestState, ResultRow, ResultsSlice, StoredResult } from '../store.js';
 
 export interface RequestRow {
@@ -27,12 +29,26 @@ export async function loadRequest(tx: Pick<Tx, 'one'>, id: string, lock = false)
   return tx.one<RequestRow>(`SELECT * FROM requests WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
 }
 
-export async function view(tx: Pick<Tx, 'q'>, r: RequestRow): Promise<BatchRequestView> {
-  const groups = await tx.q<ItemGroup>(
-    `SELECT state, envelope_status AS "envelopeStatus", decision, billing, COUNT(*)::int AS count
-     FROM items WHERE request_id = $1 GROUP BY state, envelope_status, decision, billing`,
-    [r.id],
+/** Final-item sums by request (src/store/request-groups.ts); keyed by random request ids, so the stores of one process can share it. */
+const requestGroups = new RequestGroups();
+
+/** The request's item groups: the items finalized since the last look and the rechecks counted in one round trip, the rest remembered. */
+async function itemGroups(tx: Pick<Tx, 'q'>, r: RequestRow): Promise<ItemGroup[]> {
+  const from = requestGroups.countedUpTo(r);
+  const rows = await tx.q<FinalGroup & { recheck: boolean }>(
+    `SELECT false AS recheck, envelope_status AS "envelopeStatus", decision, billing, COUNT(*)::int AS count
+       FROM items WHERE request_id = $1 AND final_seq > $2 AND final_seq <= $3 GROUP BY envelope_status, decision, billing
+     UNION ALL
+     SELECT true, NULL, NULL, 'none', COUNT(*)::int FROM items WHERE request_id = $1 AND state = 'recheck'`,
+    [r.id, from, r.final_count],
   );
+  const rechecking = rows.find((g) => g.recheck)?.count ?? 0;
+  const added = rows.filter((g) => !g.recheck).map(({ envelopeStatus, decision, billing, count }) => ({ envelopeStatus, decision, billing, count }));
+  return requestGroups.groups(r, added, rechecking);
+}
+
+export async function view(tx: Pick<Tx, 'q'>, r: RequestRow): Promise<BatchRequestView> {
+  const groups = await itemGroups(tx, r);
   return {
     id: r.id,
     accountId: r.account_id,

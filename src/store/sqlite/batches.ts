@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { SqliteContext } from './context.js';
 import { addDays, countersFrom, finalizeStoredResult, nextHistory, requestOutcome, settle } from '../billing-rules.js';
 import type { ItemBilling } from '../billing-rules.js';
-import { RequestGroups } from './request-groups.js';
+import { RequestGroups } from '../request-groups.js';
+import type { FinalGroup } from '../request-groups.js';
 import type {
   BatchRequestView,
   ClaimInput,
@@ -44,9 +45,26 @@ function loadRequest(ctx: SqliteContext, id: string): RequestRow | undefined {
 
 const requestGroups = new WeakMap<SqliteContext, RequestGroups>();
 
-function view(ctx: SqliteContext, r: RequestRow): BatchRequestView {
+/** The request's item groups (src/store/request-groups.ts): the newly final items and the rechecks counted, the rest remembered. */
+function itemGroups(ctx: SqliteContext, r: RequestRow) {
   let groups = requestGroups.get(ctx);
-  if (!groups) requestGroups.set(ctx, (groups = new RequestGroups(ctx)));
+  if (!groups) requestGroups.set(ctx, (groups = new RequestGroups()));
+  const counts = { id: r.id, sandbox: r.sandbox === 1, final_count: r.final_count, open_count: r.open_count };
+  const from = groups.countedUpTo(counts);
+  const added =
+    from < r.final_count
+      ? (ctx
+          .stmt(
+            `SELECT envelope_status AS envelopeStatus, decision, billing, COUNT(*) AS count FROM items
+             WHERE request_id = ? AND final_seq > ? AND final_seq <= ? GROUP BY envelope_status, decision, billing`,
+          )
+          .all(r.id, from, r.final_count) as FinalGroup[])
+      : [];
+  const rechecking = (ctx.stmt("SELECT COUNT(*) AS n FROM items WHERE state = 'recheck' AND request_id = ?").get(r.id) as { n: number }).n;
+  return groups.groups(counts, added, rechecking);
+}
+
+function view(ctx: SqliteContext, r: RequestRow): BatchRequestView {
   return {
     id: r.id,
     accountId: r.account_id,
@@ -57,7 +75,7 @@ function view(ctx: SqliteContext, r: RequestRow): BatchRequestView {
     retentionExpiresAt: r.retention_expires_at,
     finalization: r.finalization_json ? (JSON.parse(r.finalization_json) as Finalization) : null,
     sandbox: r.sandbox === 1,
-    counters: countersFrom(r.total, r.unique_count, groups.of(r)),
+    counters: countersFrom(r.total, r.unique_count, itemGroups(ctx, r)),
   };
 }
 

@@ -365,8 +365,8 @@ export interface Store {
    * and claimed ones whose lease expired (a crashed worker). Moves their requests to `running`.
    */
   claimItems(input: ClaimInput): Promise<ClaimedItem[]>;
-  /** Extends the lease of items still held by `owner`. */
-  renewLeases(owner: string, itemIds: readonly number[], until: Date): Promise<void>;
+  /** Extends the lease of items still held by `owner`; returns the ids it no longer holds. */
+  renewLeases(owner: string, itemIds: readonly number[], until: Date): Promise<number[]>;
   /** Hands unfinished items back (graceful shutdown). */
   releaseClaims(owner: string, itemIds: readonly number[]): Promise<void>;
   /**

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
-import { listMigrations } from '../sqlite/database.js';
+import { listMigrations } from '../migrations.js';
 
 const { Pool, types } = pg;
 
@@ -29,8 +29,8 @@ const storeTypes = {
 } as pg.CustomTypesConfig;
 
 export interface PoolSettings {
-  /** Connections this process may hold (PRESEND_DATABASE_POOL_SIZE, default 10). */
-  max?: number;
+  /** Connections this pool may hold (config.databasePoolSize / sharedPoolSize). */
+  max: number;
   applicationName?: string;
   /**
    * Commit without waiting for the WAL flush (synchronous_commit = off). Only for state a
@@ -40,10 +40,10 @@ export interface PoolSettings {
   asyncCommit?: boolean;
 }
 
-export function createPool(databaseUrl: string, settings: PoolSettings = {}): pg.Pool {
+export function createPool(databaseUrl: string, settings: PoolSettings): pg.Pool {
   const pool = new Pool({
     connectionString: databaseUrl,
-    max: settings.max ?? poolSizeFromEnv(),
+    max: settings.max,
     types: storeTypes,
     application_name: settings.applicationName ?? 'presend',
     idleTimeoutMillis: 30_000,
@@ -52,14 +52,6 @@ export function createPool(databaseUrl: string, settings: PoolSettings = {}): pg
   // An idle client that loses its server (restart, failover) must not crash the process.
   pool.on('error', () => undefined);
   return pool;
-}
-
-function poolSizeFromEnv(): number {
-  const raw = process.env.PRESEND_DATABASE_POOL_SIZE?.trim();
-  if (!raw) return 10;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`PRESEND_DATABASE_POOL_SIZE: expected an integer 1–1000, got "${raw}"`);
-  return n;
 }
 
 /** A connection inside a transaction; `q` returns the rows. */

@@ -170,9 +170,15 @@ export function claimItems(db: PgDatabase, input: ClaimInput): Promise<ClaimedIt
   });
 }
 
-export async function renewLeases(db: PgDatabase, owner: string, itemIds: readonly number[], until: Date): Promise<void> {
-  if (itemIds.length === 0) return;
-  await db.q("UPDATE items SET lease_expires_at = $3 WHERE id = ANY($1::bigint[]) AND state = 'claimed' AND claimed_by = $2", [itemIds, owner, until]);
+export async function renewLeases(db: PgDatabase, owner: string, itemIds: readonly number[], until: Date): Promise<number[]> {
+  if (itemIds.length === 0) return [];
+  const held = await db.q<{ id: number }>("UPDATE items SET lease_expires_at = $3 WHERE id = ANY($1::bigint[]) AND state = 'claimed' AND claimed_by = $2 RETURNING id", [
+    itemIds,
+    owner,
+    until,
+  ]);
+  const kept = new Set(held.map((r) => Number(r.id)));
+  return itemIds.filter((id) => !kept.has(id));
 }
 
 export async function releaseClaims(db: PgDatabase, owner: string, itemIds: readonly number[]): Promise<void> {

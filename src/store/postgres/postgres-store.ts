@@ -96,6 +96,6 @@ export class PostgresStore implements Store {
 }
 
 /** Called by openStore for `postgres://…` URLs. Migration is the caller's choice (openStore runs it). */
-export async function openPostgresStore(databaseUrl: string, settings: PoolSettings = {}): Promise<PostgresStore> {
+export async function openPostgresStore(databaseUrl: string, settings: PoolSettings): Promise<PostgresStore> {
   return new PostgresStore(createPool(databaseUrl, settings));
 }

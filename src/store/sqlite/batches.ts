@@ -225,10 +225,10 @@ export function claimItems(ctx: SqliteContext, input: ClaimInput): ClaimedItem[]
   });
 }
 
-export function renewLeases(ctx: SqliteContext, owner: string, itemIds: readonly number[], until: Date): void {
-  ctx.write(() => {
+export function renewLeases(ctx: SqliteContext, owner: string, itemIds: readonly number[], until: Date): number[] {
+  return ctx.write(() => {
     const s = ctx.stmt("UPDATE items SET lease_expires_at = ? WHERE id = ? AND state = 'claimed' AND claimed_by = ?");
-    for (const id of itemIds) s.run(until.toISOString(), id, owner);
+    return itemIds.filter((id) => s.run(until.toISOString(), id, owner).changes === 0);
   });
 }
 

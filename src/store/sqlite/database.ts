@@ -4,9 +4,9 @@
  * failing, foreign keys on, and numbered migrations applied under an exclusive write lock.
  */
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { listMigrations } from '../migrations.js';
 
 export type SqliteDb = Database.Database;
 
@@ -27,27 +27,6 @@ export function openSqlite(databaseUrl: string): SqliteDb {
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
   return db;
-}
-
-/** Works from the sources (src/store/sqlite) and from the build (dist/store/sqlite). */
-export function migrationsDir(flavour: 'sqlite' | 'postgres'): string {
-  const candidates = [
-    new URL(`../migrations/${flavour}/`, import.meta.url),
-    new URL(`../../../src/store/migrations/${flavour}/`, import.meta.url),
-  ];
-  for (const candidate of candidates) {
-    const dir = fileURLToPath(candidate);
-    if (existsSync(dir)) return dir;
-  }
-  throw new Error(`migrations for ${flavour} not found next to ${import.meta.url}`);
-}
-
-export function listMigrations(flavour: 'sqlite' | 'postgres'): Array<{ version: number; name: string; sql: string }> {
-  const dir = migrationsDir(flavour);
-  return readdirSync(dir)
-    .filter((f) => /^\d+_.+\.sql$/.test(f))
-    .sort()
-    .map((f) => ({ version: Number(f.split('_')[0]), name: f, sql: readFileSync(join(dir, f), 'utf8') }));
 }
 
 export function migrateSqlite(db: SqliteDb): number {

@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import Fastify from 'fastify';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Backend } from '../store/backend.js';
+import type { Logger } from '../logger.js';
 import { parseAddress } from '../core/syntax/address.js';
 import type { VerifyService } from '../service/verify-service.js';
 import type { BatchService } from '../service/batch-service.js';
@@ -29,9 +30,8 @@ export interface AppDeps {
   results: ResultsService;
   metrics: Metrics;
   rateLimits: RateLimitDefaults;
-  /** false, or a pino level ('info', 'warn', ...). */
-  logLevel: string | false;
-  logStream?: NodeJS.WritableStream;
+  /** The process's logger (src/logger.ts): Fastify logs through it. */
+  logger: Logger;
   isShuttingDown: () => boolean;
   now?: () => Date;
   /** How long a client may take to send a whole request, headers and body (default 60 s). */
@@ -112,15 +112,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? 60_000;
   const app = Fastify({
-    logger:
-      deps.logLevel === false
-        ? false
-        : {
-            level: deps.logLevel,
-            // Keys never reach the logs (DESIGN.md §3), even if a serializer starts logging headers.
-            redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
-            ...(deps.logStream ? { stream: deps.logStream } : {}),
-          },
+    // Keys never reach the logs (DESIGN.md §3): the logger redacts them (src/logger.ts).
+    loggerInstance: deps.logger as FastifyBaseLogger,
     // One log line per request, written by the onResponse hook below, instead of Fastify's two
     // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3).
     disableRequestLogging: true,

@@ -5,6 +5,7 @@
  * advisory lock so several nodes starting at once apply each migration exactly once.
  */
 import pg from 'pg';
+import type { Logger } from '../../logger.js';
 import { listMigrations } from '../migrations.js';
 import { ListParam, Rollback } from '../sql.js';
 import type { Db, Dialect, Param, Tx } from '../sql.js';
@@ -39,6 +40,8 @@ export interface PoolSettings {
    * anyway, and cached domain facts), never the store's items, results or credits.
    */
   asyncCommit?: boolean;
+  /** Hears an idle client dropped by the server (restart, failover): the pool replaces it. */
+  log: Logger;
 }
 
 export function createPool(databaseUrl: string, settings: PoolSettings): pg.Pool {
@@ -50,8 +53,8 @@ export function createPool(databaseUrl: string, settings: PoolSettings): pg.Pool
     idleTimeoutMillis: 30_000,
     ...(settings.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
-  // An idle client that loses its server (restart, failover) must not crash the process.
-  pool.on('error', () => undefined);
+  // An idle client that loses its server (restart, failover) must not crash the process; the pool opens another.
+  pool.on('error', (err) => settings.log.warn({ err, pool: settings.applicationName ?? 'presend' }, 'an idle database connection was lost'));
   return pool;
 }
 

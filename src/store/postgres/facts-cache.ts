@@ -9,15 +9,18 @@
 import type pg from 'pg';
 import type { Clock, FactsCache } from '../../core/ports.js';
 import { systemClock } from '../../core/ports.js';
+import type { Logger } from '../../logger.js';
 
 export interface PgFactsCacheOptions {
+  /** Hears failed reads and writes: the cache then answers a miss, and the fact is probed again. */
+  log: Logger;
   clock?: Clock;
   /** Longest a fact is answered from process memory. Default 30 s. */
   localTtlMs?: number;
   localMaxEntries?: number;
 }
 
-export function createPgFactsCache(pool: pg.Pool, options: PgFactsCacheOptions = {}): FactsCache & { purgeExpired(): Promise<number> } {
+export function createPgFactsCache(pool: pg.Pool, options: PgFactsCacheOptions): FactsCache & { purgeExpired(): Promise<number> } {
   const clock = options.clock ?? systemClock;
   const localTtlMs = options.localTtlMs ?? 30_000;
   const localMax = options.localMaxEntries ?? 10_000;
@@ -54,7 +57,7 @@ export function createPgFactsCache(pool: pg.Pool, options: PgFactsCacheOptions =
            ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, expires_at = excluded.expires_at`,
           [rows.map(([k]) => k), rows.map(([, w]) => w.json), rows.map(([, w]) => w.expiresAt)],
         )
-        .catch(() => undefined);
+        .catch((err: unknown) => options.log.warn({ err, facts: rows.length }, 'could not write domain facts to the shared cache'));
       for (const [, w] of rows) for (const done of w.done) done();
     }
     if (asked.size > 0) {
@@ -71,8 +74,9 @@ export function createPgFactsCache(pool: pg.Pool, options: PgFactsCacheOptions =
           remember(row.key, value, new Date(row.expires_at).getTime());
           found.set(row.key, value);
         }
-      } catch {
-        // a cache that cannot answer is a miss, never an error
+      } catch (err) {
+        // A cache that cannot answer is a miss, never an error; but it is heard.
+        options.log.warn({ err, facts: asked.size }, 'could not read domain facts from the shared cache');
       }
       for (const [key, waiting] of asked) for (const resolve of waiting) resolve(found.get(key));
     }

@@ -11,9 +11,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { SessionLimiter } from '../../core/ports.js';
+import type { Logger } from '../../logger.js';
 
 export interface PgSessionLimiterOptions {
   maxPerHost: number;
+  /** Hears failed heartbeats and releases (both survivable: leases expire). */
+  log: Logger;
   /** How long a slot outlives its holder's last heartbeat. Default 15 s. */
   leaseMs?: number;
   /** First wait when every slot is taken; doubles up to maxPollMs. */
@@ -97,7 +100,8 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
         [...holders],
         leaseMs,
       ])
-      .catch(() => undefined); // a missed beat is survivable: the lease is three beats long
+      // A missed beat is survivable (the lease is three beats long), but it is heard.
+      .catch((err: unknown) => options.log.warn({ err, slots: holders.size }, 'could not renew MX session slots'));
   }, Math.max(100, Math.floor(leaseMs / 3)));
   heartbeat.unref();
 
@@ -106,9 +110,16 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
     const got = new Set(taken.rows.map((r) => r.holder));
     return asked.map((a) => got.has(a.holder));
   });
-  // If a delete fails the lease simply runs out.
+  // If a delete fails the slot's lease simply runs out.
+  const deleteSlots = (holders: string[]) =>
+    pool
+      .query('DELETE FROM mx_session_slots WHERE holder = ANY($1::text[])', [holders])
+      .then(
+        () => undefined,
+        (err: unknown) => options.log.warn({ err, slots: holders.length }, 'could not free MX session slots; their leases will expire'),
+      );
   const free = coalesced<string, void>(async (gone) => {
-    await pool.query('DELETE FROM mx_session_slots WHERE holder = ANY($1::text[])', [gone]).catch(() => undefined);
+    await deleteSlots(gone);
     return gone.map(() => undefined);
   });
 
@@ -127,8 +138,9 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
         let got = false;
         try {
           got = await take({ host: mxHost, holder });
-        } catch {
+        } catch (err) {
           // The database is unreachable for a moment: wait and try again rather than probe unbounded.
+          options.log.warn({ err, mxHost }, 'could not take an MX session slot; retrying');
         }
         if (got) {
           if (closed || signal?.aborted) {
@@ -150,7 +162,7 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
       clearInterval(heartbeat);
       const mine = [...holders];
       holders.clear();
-      if (mine.length > 0) await pool.query('DELETE FROM mx_session_slots WHERE holder = ANY($1::text[])', [mine]).catch(() => undefined);
+      if (mine.length > 0) await deleteSlots(mine);
     },
   };
 }

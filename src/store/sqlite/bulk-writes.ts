@@ -1,7 +1,8 @@
 /**
  * The bulk writes of the shared scripts (src/store/roles/dialect-parts.ts) on SQLite: a cached
- * statement run once per row. better-sqlite3 runs each in microseconds inside the open write
- * transaction, so a multi-row statement would buy nothing.
+ * statement run once per row inside the open write transaction, except for the inserts of a new
+ * request's items and of list entries, which take their rows as one JSON array (`json_each`):
+ * 10,000 rows in one statement cost a fraction of 10,000 statement calls.
  */
 import type { BulkWrites } from '../roles/dialect-parts.js';
 import { HISTORY_UPSERT } from '../roles/history.js';
@@ -40,9 +41,11 @@ export const sqliteBulkWrites: BulkWrites = {
   },
 
   async insertPendingItems(tx, requestId, items, billing) {
-    for (const i of items) {
-      await tx.run("INSERT INTO items (request_id, email, domain, state, billing) VALUES (?, ?, ?, 'pending', ?)", [requestId, i.email, i.domain, billing]);
-    }
+    if (items.length === 0) return;
+    await tx.run(
+      "INSERT INTO items (request_id, email, domain, state, billing) SELECT ?, value ->> 0, value ->> 1, 'pending', ? FROM json_each(?) ORDER BY key",
+      [requestId, billing, JSON.stringify(items.map((i) => [i.email, i.domain]))],
+    );
   },
 
   async insertFinalItems(tx, requestId, items) {
@@ -56,8 +59,8 @@ export const sqliteBulkWrites: BulkWrites = {
   },
 
   async insertListEntries(tx, listId, firstPosition, emails) {
-    let position = firstPosition;
-    for (const email of emails) await tx.run('INSERT INTO list_entries (list_id, position, email) VALUES (?, ?, ?)', [listId, position++, email]);
+    if (emails.length === 0) return;
+    await tx.run('INSERT INTO list_entries (list_id, position, email) SELECT ?, ? + key, value FROM json_each(?) ORDER BY key', [listId, firstPosition, JSON.stringify(emails)]);
   },
 
   async markRechecks(tx, rows) {

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { SessionLimiter } from '../../core/ports.js';
 import type { Logger } from '../../logger.js';
+import { coalesced } from './coalesced.js';
 
 export interface PgSessionLimiterOptions {
   maxPerHost: number;
@@ -54,25 +55,6 @@ const TAKE_SLOTS = `
   ON CONFLICT (host, slot) DO UPDATE SET holder = excluded.holder, lease_expires_at = excluded.lease_expires_at
   WHERE mx_session_slots.lease_expires_at < clock_timestamp()
   RETURNING holder`;
-
-/** Calls made in the same turn of the event loop go to `run` together; each gets its own answer. */
-function coalesced<I, O>(run: (inputs: I[]) => Promise<O[]>): (input: I) => Promise<O> {
-  let queue: Array<{ input: I; resolve: (out: O) => void; reject: (err: unknown) => void }> = [];
-  return (input) =>
-    new Promise<O>((resolve, reject) => {
-      if (queue.length === 0) {
-        setImmediate(() => {
-          const batch = queue;
-          queue = [];
-          run(batch.map((b) => b.input)).then(
-            (outs) => batch.forEach((b, i) => b.resolve(outs[i] as O)),
-            (err: unknown) => batch.forEach((b) => b.reject(err)),
-          );
-        });
-      }
-      queue.push({ input, resolve, reject });
-    });
-}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

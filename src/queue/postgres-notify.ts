@@ -73,7 +73,7 @@ export class NotifyWakeUps implements WakeUps {
       if (this.listener !== client) return;
       this.listener = null;
       if (!this.closed) this.o.log.warn({ err }, 'lost the LISTEN connection; workers poll until it is back');
-      client.end().catch(() => undefined); // already broken: nothing more to hear from it
+      client.end().catch((endErr: unknown) => this.o.log.debug({ err: endErr }, 'closing the broken LISTEN connection failed'));
     };
     client.on('error', drop);
     client.on('end', () => drop());
@@ -88,7 +88,7 @@ export class NotifyWakeUps implements WakeUps {
       this.listener = client;
     } catch (err) {
       this.o.log.warn({ err }, 'could not LISTEN for new work; workers poll meanwhile');
-      await client.end().catch(() => undefined); // never connected, or broken: nothing to close cleanly
+      await client.end().catch((endErr: unknown) => this.o.log.debug({ err: endErr }, 'closing the failed LISTEN connection failed'));
     } finally {
       this.connecting = null;
     }

@@ -1,5 +1,5 @@
 /**
- * Wake-ups between processes on PostgreSQL: `publish` sends a NOTIFY on WORK_CHANNEL; a process
+ * Role: work queue (its wake-ups, PostgreSQL). Wake-ups between processes on PostgreSQL: `publish` sends a NOTIFY on WORK_CHANNEL; a process
  * whose workers wait for work holds one LISTEN connection and wakes them when it hears one. It
  * is only a doorbell: the work is the items table (src/store/backend.ts WorkQueueRole), leased
  * with FOR UPDATE SKIP LOCKED, so a notification lost while a listener reconnects costs that

@@ -1,5 +1,5 @@
 /**
- * Wakes idle worker loops when work arrives, in one process. A wake with nobody waiting is
+ * Role: work queue (wake-ups within a process). Wakes idle worker loops when work arrives, in one process. A wake with nobody waiting is
  * remembered once, so a loop that is between its store poll and its wait does not sleep through it.
  * Both transports use it: the embedded one is woken by `publish`, the PostgreSQL one by a NOTIFY.
  */

@@ -1,5 +1,5 @@
 /**
- * The small query interface every transaction script of the store is written against, once:
+ * Serves every role: the query interface. The small query interface every transaction script of the store is written against, once:
  * SQLite (src/store/sqlite/database.ts) and PostgreSQL (src/store/postgres/database.ts) both
  * implement it. Statements use `?` placeholders and the SQL both dialects understand (upserts,
  * RETURNING, FILTER, CASE); what differs is a named fragment of `Dialect` or a function of the

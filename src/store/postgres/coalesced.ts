@@ -1,5 +1,5 @@
 /**
- * Engine state on PostgreSQL (MX session slots, domain facts): calls made in the same turn of
+ * Role: engine state (PostgreSQL). Engine state on PostgreSQL (MX session slots, domain facts): calls made in the same turn of
  * the event loop go to the database together, in one statement. A chunk of a batch warms the
  * sessions and looks up the facts of all its domains at once, and one round trip each would
  * queue on the small engine pool.

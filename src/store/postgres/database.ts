@@ -1,5 +1,5 @@
 /**
- * The query interface (src/store/sql.ts) on PostgreSQL: one pg Pool, type parsers that return
+ * Serves every role: the query interface on PostgreSQL. The query interface (src/store/sql.ts) on PostgreSQL: one pg Pool, type parsers that return
  * what the roles promise (timestamps as ISO-8601 strings, counts as numbers), transactions with
  * retry on serialization failures and deadlocks, and numbered migrations applied under a session
  * advisory lock so several nodes starting at once apply each migration exactly once.

@@ -1,5 +1,5 @@
 /**
- * The FactsCache shared by every worker: domain facts (MX sets, host addresses, catch-all
+ * Role: engine state (domain facts, PostgreSQL). The FactsCache shared by every worker: domain facts (MX sets, host addresses, catch-all
  * status) in the facts_cache table with their expiry, so a domain probed for catch-all by one
  * worker is not probed again by the next. A small in-process layer in front answers repeated
  * lookups of a hot domain without a round trip; it never keeps a fact past the expiry the

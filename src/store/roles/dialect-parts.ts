@@ -1,5 +1,5 @@
 /**
- * What each dialect writes its own way, behind the shared transaction scripts: the claim query
+ * Roles: work queue, ledger, verifications, batches, lists (what each dialect writes its own way). What each dialect writes its own way, behind the shared transaction scripts: the claim query
  * (src/store/{sqlite,postgres}/claim.ts) and the bulk writes (…/bulk-writes.ts), where
  * PostgreSQL sends one statement over arrays and SQLite runs a cached statement per row. Each
  * function runs inside the caller's transaction and decides nothing: the scripts decide.

@@ -1,5 +1,5 @@
 /**
- * The bulk writes of the shared scripts (src/store/roles/dialect-parts.ts) on SQLite: a cached
+ * Roles: ledger, verifications, batches, lists (their bulk writes, SQLite). The bulk writes of the shared scripts (src/store/roles/dialect-parts.ts) on SQLite: a cached
  * statement run once per row inside the open write transaction, except for the inserts of a new
  * request's items and of list entries, which take their rows as one JSON array (`json_each`):
  * 10,000 rows in one statement cost a fraction of 10,000 statement calls.

@@ -1,5 +1,5 @@
 /**
- * The query interface (src/store/sql.ts) on one SQLite file: one better-sqlite3 connection in
+ * Serves every role: the query interface on SQLite. The query interface (src/store/sql.ts) on one SQLite file: one better-sqlite3 connection in
  * WAL mode (readers never block the writer), a busy timeout so a second process (`presend
  * worker` next to `presend serve`) waits instead of failing, prepared statements cached by
  * text, numbered migrations under an exclusive write lock, and group commit.

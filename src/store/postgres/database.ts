@@ -82,7 +82,7 @@ function bind(params: readonly Param[]): unknown[] {
 }
 
 /** The query interface on one client (a transaction) or on the pool (single statements). */
-function queries(on: Pick<pg.Pool, 'query'>): Tx {
+function queries(on: Pick<pg.Pool, 'query'>): Tx & Pick<Db, 'all' | 'get' | 'run'> {
   return {
     dialect: pgDialect,
     all: async <R>(sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rows as R[],
@@ -96,7 +96,7 @@ const RETRYABLE = new Set(['40001', '40P01']);
 
 export class PgDatabase implements Db {
   readonly dialect = pgDialect;
-  private readonly single: Tx;
+  private readonly single: Pick<Db, 'all' | 'get' | 'run'>;
   private closed: Promise<void> | null = null;
 
   constructor(readonly pool: pg.Pool) {

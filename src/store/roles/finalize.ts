@@ -25,7 +25,7 @@ export interface RequestRow {
   retention_expires_at: string | null;
 }
 
-export function loadRequest(tx: Tx, id: string): Promise<RequestRow | undefined> {
+export async function loadRequest(tx: Tx, id: string): Promise<RequestRow | undefined> {
   return tx.get<RequestRow>('SELECT * FROM requests WHERE id = ?', [id]);
 }
 

@@ -65,8 +65,8 @@ export class SqliteDatabase implements Db {
   readonly dialect = sqliteDialect;
   readonly raw: SqliteDb;
   private readonly statements = new Map<string, Database.Statement>();
-  /** Statements inside the open transaction: no lock to wait for. */
-  private readonly inside: Tx;
+  /** Statements inside the open transaction: no lock to wait for, answered synchronously. */
+  private readonly inside: { dialect: Dialect; all<R>(sql: string, params?: readonly Param[]): R[]; get<R>(sql: string, params?: readonly Param[]): R | undefined; run(sql: string, params?: readonly Param[]): number };
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
   /** Set while a transaction is open; statements from outside it wait for this. */
@@ -76,9 +76,9 @@ export class SqliteDatabase implements Db {
     this.raw = openSqlite(databaseUrl);
     this.inside = {
       dialect: sqliteDialect,
-      all: async <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).all(...bind(params)) as R[],
-      get: async <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).get(...bind(params)) as R | undefined,
-      run: async (sql: string, params: readonly Param[] = []) => this.stmt(sql).run(...bind(params)).changes,
+      all: <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).all(...bind(params)) as R[],
+      get: <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).get(...bind(params)) as R | undefined,
+      run: (sql: string, params: readonly Param[] = []) => this.stmt(sql).run(...bind(params)).changes,
     };
   }
 

@@ -6,7 +6,7 @@
  * that both found no row (on PostgreSQL) still count both.
  */
 import type { AddressHistory, PublicVerdict } from '../../core/types.js';
-import type { Tx } from '../sql.js';
+import type { Awaitable, Tx } from '../sql.js';
 import type { StoredResult } from '../store.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { nextHistory } from '../billing-rules.js';
@@ -36,17 +36,28 @@ const keyOf = (k: HistoryKey) => `${k.accountId}\n${k.email}`;
  * this check (what its envelope shows) and chains a second check of the same address after the
  * first; `save` writes them all back.
  */
-export async function openHistories(tx: Tx, bulk: BulkWrites, keys: readonly HistoryKey[]) {
+export interface Histories {
+  record(key: HistoryKey, finalize: (previous: AddressHistory | null) => StoredResult): StoredResult;
+  save(): Awaitable<void>;
+}
+
+/** Awaitable rather than async: on SQLite the rows are there at once, and the API path pays no promise for them. */
+export function openHistories(tx: Tx, bulk: BulkWrites, keys: readonly HistoryKey[]): Awaitable<Histories> {
   const distinct = keys.length === 1 ? keys : [...new Map(keys.map((k) => [keyOf(k), k])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const rows = bulk.lockHistories(tx, distinct);
+  return rows instanceof Promise ? rows.then((r) => histories(tx, bulk, r)) : histories(tx, bulk, rows);
+}
+
+function histories(tx: Tx, bulk: BulkWrites, rows: readonly HistoryRow[]): Histories {
   const found = new Map(
-    (await bulk.lockHistories(tx, distinct)).map((r): [string, AddressHistory] => [
+    rows.map((r): [string, AddressHistory] => [
       keyOf({ accountId: r.account_id, email: r.email }),
       { checks: r.checks, firstCheckedAt: r.first_checked_at, lastCheckedAt: r.last_checked_at, lastVerdict: r.last_verdict as PublicVerdict | null },
     ]),
   );
   const changed = new Map<string, { key: HistoryKey; added: number; history: AddressHistory }>();
   return {
-    record(key: HistoryKey, finalize: (previous: AddressHistory | null) => StoredResult): StoredResult {
+    record(key, finalize) {
       const k = keyOf(key);
       const previous = found.get(k) ?? null;
       const stored = finalize(previous);
@@ -55,9 +66,9 @@ export async function openHistories(tx: Tx, bulk: BulkWrites, keys: readonly His
       changed.set(k, { key, added: (changed.get(k)?.added ?? 0) + 1, history });
       return stored;
     },
-    async save(): Promise<void> {
+    save() {
       if (changed.size === 0) return;
-      await bulk.upsertHistories(
+      return bulk.upsertHistories(
         tx,
         [...changed.values()].map((c) => ({
           accountId: c.key.accountId,

@@ -17,6 +17,8 @@ interface SyncTx {
 }
 const sync = (tx: Tx) => tx as unknown as SyncTx;
 
+const UPSERT_HISTORY = `INSERT INTO address_history (account_id, email, checks, first_checked_at, last_checked_at, last_verdict) VALUES (?, ?, ?, ?, ?, ?) ${HISTORY_UPSERT}`;
+
 export const sqliteBulkWrites: BulkWrites = {
   insertLedgerRows(tx, rows) {
     for (const r of rows) {
@@ -42,10 +44,7 @@ export const sqliteBulkWrites: BulkWrites = {
 
   upsertHistories(tx, rows) {
     for (const r of rows) {
-      sync(tx).run(
-        `INSERT INTO address_history (account_id, email, checks, first_checked_at, last_checked_at, last_verdict) VALUES (?, ?, ?, ?, ?, ?) ${HISTORY_UPSERT}`,
-        [r.accountId, r.email, r.added, r.firstCheckedAt, r.lastCheckedAt, r.lastVerdict],
-      );
+      sync(tx).run(UPSERT_HISTORY, [r.accountId, r.email, r.added, r.firstCheckedAt, r.lastCheckedAt, r.lastVerdict]);
     }
   },
 

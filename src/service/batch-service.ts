@@ -8,7 +8,7 @@ import type { SyntaxError } from '../core/syntax/address.js';
 import { syntaxRejection } from '../core/syntax-rejection.js';
 import { toStoredResult } from '../store/store.js';
 import type { AuthenticatedKey, BatchRequestView, NewBatchItem, Store } from '../store/store.js';
-import type { ErrorCode } from '../api/errors.js';
+import type { Refusal } from './errors.js';
 import type { BatchQueue } from '../queue/queue.js';
 import { idempotencyClaim } from './idempotency.js';
 
@@ -16,7 +16,7 @@ export const BATCH_ROUTE = 'POST /v1/requests';
 
 export type BatchOutcome =
   | { kind: 'created' | 'replay'; request: BatchRequestView }
-  | { kind: 'refused'; code: ErrorCode; message?: string; status?: number };
+  | Refusal;
 
 export interface BatchServiceOptions {
   store: Store;
@@ -79,7 +79,7 @@ export class BatchService {
     });
     switch (outcome.kind) {
       case 'idempotency_mismatch':
-        return { kind: 'refused', code: 'idempotency_key_reused', status: 422 };
+        return { kind: 'refused', code: 'idempotency_key_reused' };
       case 'insufficient_credits':
         return {
           kind: 'refused',

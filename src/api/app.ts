@@ -8,8 +8,9 @@ import type { Duplex } from 'node:stream';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { Store } from '../store/store.js';
+import type { Backend } from '../store/backend.js';
 import { parseAddress } from '../core/syntax/address.js';
+import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { VerifyService } from '../service/verify-service.js';
 import type { BatchService } from '../service/batch-service.js';
 import type { ResultsService } from '../service/results-service.js';
@@ -23,7 +24,7 @@ import { opsRoutes } from './routes/ops.js';
 import { openapiOptions } from './openapi.js';
 
 export interface AppDeps {
-  store: Store;
+  backend: Pick<Backend, 'accounts' | 'rateLimits' | 'ping'>;
   verify: VerifyService;
   batches: BatchService;
   results: ResultsService;
@@ -66,6 +67,7 @@ const CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
  * each route and 415 is not among them (docs/errors.md, "Why a non-JSON body is 400").
  */
 function toApiError(err: FastifyError & { validationContext?: string }, request: FastifyRequest): ApiError {
+  const body: unknown = request.body;
   if (err instanceof ApiError) return err;
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     const given = request.headers['content-type'];
@@ -75,15 +77,17 @@ function toApiError(err: FastifyError & { validationContext?: string }, request:
     const first = err.validation[0];
     if (err.validationContext === 'headers') return new ApiError('missing_idempotency_key');
     const path = first?.instancePath ?? '';
-    if (err.validationContext === 'body' && path === '' && request.body === undefined) {
+    if (err.validationContext === 'body' && path === '' && body === undefined) {
       return new ApiError('invalid_request', `The body is missing: send a JSON object (${CONTENT_TYPE_MESSAGE}).`);
     }
     const emailItem = /^\/emails\/(\d+)$/.exec(path);
+    // The message names the problem (the value is read back from the body: ajv's format check only says no).
+    const fields = (body ?? {}) as { email?: unknown; emails?: unknown[] };
     if (emailItem && (first?.keyword === 'format' || first?.keyword === 'maxLength' || first?.keyword === 'type')) {
-      return new ApiError('invalid_email', `emails[${emailItem[1]}] is not a valid address`);
+      return new ApiError('invalid_email', invalidAddressMessage(`emails[${emailItem[1]}]`, fields.emails?.[Number(emailItem[1])]));
     }
     if (path === '/email' && (first?.keyword === 'format' || first?.keyword === 'maxLength')) {
-      return new ApiError('invalid_email', 'email is not a valid address');
+      return new ApiError('invalid_email', invalidAddressMessage('email', fields.email));
     }
     return new ApiError('invalid_request', `${err.validationContext ?? 'request'}${path} ${first?.message ?? 'is invalid'}`.trim());
   }
@@ -213,10 +217,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new ApiError('not_found')));
 
   await app.register(swagger, openapiOptions());
-  opsRoutes(app, { store: deps.store, metrics: deps.metrics, isShuttingDown: deps.isShuttingDown });
+  opsRoutes(app, { backend: deps.backend, metrics: deps.metrics, isShuttingDown: deps.isShuttingDown });
 
   await app.register(async (v1) => {
-    v1.addHook('onRequest', authenticate(deps.store, deps.rateLimits, deps.now));
+    v1.addHook('onRequest', authenticate(deps.backend, deps.rateLimits, deps.now));
     verifyRoute(v1, deps.verify);
     requestRoutes(v1, deps.batches, deps.results);
   });

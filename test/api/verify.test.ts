@@ -22,7 +22,7 @@ describe('POST /v1/verify', () => {
     assert.ok(r.body.engine.verifiedAt);
     assert.equal(r.body.engineJobId, undefined);
     assert.equal(r.body.requestId, r.headers.get('x-request-id'));
-    assert.equal((await h.store.getBalance(a.accountId)).available, 4);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 4);
   });
 
   test('a non-verdict is released and not billed', async () => {
@@ -30,7 +30,7 @@ describe('POST /v1/verify', () => {
     const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'unknown@example.com' } });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.presend.billing, { disposition: 'released', credits: 0 });
-    assert.equal((await h.store.getBalance(a.accountId)).available, 1);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 1);
   });
 
   test('the Bearer form of the same key is accepted', async () => {
@@ -87,7 +87,7 @@ describe('POST /v1/verify', () => {
     assert.equal(replay.body.presend.verdict, 'DELIVERABLE');
     const again = await h.call('POST', '/v1/verify', { key: a.live, idem, body });
     assert.equal(again.status, 200);
-    assert.equal((await h.store.getBalance(a.accountId)).available, 2);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 2);
   });
 
   test('a sandbox key is never billed', async () => {
@@ -108,7 +108,7 @@ describe('POST /v1/verify', () => {
     isError(await h.call('POST', '/v1/verify', { idem: newIdem(), body }), 401, 'unauthorized');
     isError(await h.call('POST', '/v1/verify', { key: 'nope', idem: newIdem(), body }), 401, 'unauthorized');
     isError(await h.call('POST', '/v1/verify', { key: 'ps_live.' + 'A'.repeat(40), idem: newIdem(), body }), 401, 'unauthorized');
-    await h.store.revokeApiKeys(a.live.slice(0, 14), new Date());
+    await h.backend.accounts.revokeApiKeys(a.live.slice(0, 14), new Date());
     isError(await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body }), 401, 'unauthorized');
   });
 
@@ -153,7 +153,47 @@ describe('POST /v1/verify', () => {
       isError({ status: empty.status, headers: empty.headers, body }, 400, 'invalid_request');
       assert.match(body.error.message, /body is missing.*Content-Type must be application\/json/, `${path} without a body`);
     }
-    assert.equal((await h.store.getBalance(a.accountId)).available, 1, 'nothing was held or billed');
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 1, 'nothing was held or billed');
+  });
+
+  test('an address wrapped in white space is 400 invalid_email naming the problem, never trimmed', async () => {
+    const a = await h.newAccount(1);
+    for (const [email, named] of [
+      [' deliverable@example.com', /starts with a space/],
+      ['deliverable@example.com\n', /ends with a line feed \(U\+000A\)/],
+      ['deliverable@example.com\r\n', /ends with a line feed/],
+      ['deliverable@example.com\r', /ends with a carriage return/],
+    ] as const) {
+      const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email } });
+      isError(r, 400, 'invalid_email');
+      assert.match(r.body.error.message, /^email is not a valid address: /);
+      assert.match(r.body.error.message, named, JSON.stringify(email));
+    }
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId), { granted: 1, debited: 0, held: 0, available: 1 }, 'nothing billed');
+  });
+
+  test('invisible and format characters are 400 invalid_email naming the character', async () => {
+    const a = await h.newAccount(1);
+    for (const [email, named] of [
+      ['deliverable\u202e@example.com', /U\+202E/],
+      ['deli\u200bverable@example.com', /U\+200B/],
+      ['deli\u00adverable@example.com', /U\+00AD/],
+      ['deli\u2028verable@example.com', /U\+2028/],
+      ['deli\ufeffverable@example.com', /U\+FEFF/],
+      ['deli\ufdd0verable@example.com', /U\+FDD0/],
+    ] as const) {
+      const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email } });
+      isError(r, 400, 'invalid_email');
+      assert.match(r.body.error.message, named, JSON.stringify(email));
+    }
+  });
+
+  test('an emoji or CJK extension B local part and a dotless domain pass the email format', async () => {
+    const a = await h.newAccount(3);
+    for (const email of ['😀@example.com', '\u{20000}@example.com', 'test@io']) {
+      const r = await h.call('POST', '/v1/verify', { key: a.test, idem: newIdem(), body: { email } });
+      assert.equal(r.status, 200, `${email}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    }
   });
 
   test('an internationalised address passes the email format', async () => {
@@ -170,7 +210,7 @@ describe('POST /v1/verify', () => {
     assert.equal(replay.status, 200);
     assert.equal(replay.body.engine.verifiedAt, first.body.engine.verifiedAt);
     isError(await h.call('POST', '/v1/verify', { key: a.live, idem, body: { email: 'other@example.com' } }), 400, 'idempotency_key_reused');
-    assert.equal((await h.store.getBalance(a.accountId)).available, 4);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 4);
   });
 
   test('two identical verifications racing run one check, billed once', async () => {
@@ -180,13 +220,13 @@ describe('POST /v1/verify', () => {
     const [x, y] = await Promise.all([h.call('POST', '/v1/verify', { key: a.live, idem, body }), h.call('POST', '/v1/verify', { key: a.live, idem, body })]);
     assert.deepEqual([x.status, y.status], [200, 200]);
     assert.equal(x.body.engine.verifiedAt, y.body.engine.verifiedAt);
-    assert.equal((await h.store.getBalance(a.accountId)).available, 4);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 4);
   });
 
   test('the engine failing is 502 engine_unavailable and nothing is billed', async () => {
     const a = await h.newAccount(1);
     isError(await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'crash@example.com' } }), 502, 'engine_unavailable');
-    assert.equal((await h.store.getBalance(a.accountId)).available, 1);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 1);
   });
 });
 

@@ -25,11 +25,11 @@ export interface CsvStyle {
   bom: boolean;
 }
 
-export async function put(stream: Writable, chunk: string | Buffer): Promise<void> {
+export async function writeChunk(stream: Writable, chunk: string | Buffer): Promise<void> {
   if (!stream.write(chunk)) await once(stream, 'drain');
 }
 
-export async function endStream(stream: Writable): Promise<void> {
+export async function endWritable(stream: Writable): Promise<void> {
   if (stream.writableFinished) return;
   stream.end();
   await once(stream, 'finish');
@@ -39,14 +39,14 @@ export function createCsvWriter(out: Writable, style: CsvStyle, options: { endSt
   let started = false;
   return {
     async writeRow(cells) {
-      if (!started && style.bom) await put(out, '\ufeff');
+      if (!started && style.bom) await writeChunk(out, '\ufeff');
       started = true;
-      await put(out, stringify([cells.map(escapeFormula)], { delimiter: style.delimiter, record_delimiter: style.lineEnding === '\r\n' ? 'windows' : 'unix' }));
+      await writeChunk(out, stringify([cells.map(escapeFormula)], { delimiter: style.delimiter, record_delimiter: style.lineEnding === '\r\n' ? 'windows' : 'unix' }));
     },
     async finish() {
-      if (!started && style.bom) await put(out, '\ufeff');
+      if (!started && style.bom) await writeChunk(out, '\ufeff');
       started = true;
-      if (options.endStream !== false) await endStream(out);
+      if (options.endStream !== false) await endWritable(out);
     },
   };
 }

@@ -1,8 +1,11 @@
 /**
- * Configuration (DESIGN.md §2): parsed and validated once at start-up from the environment;
- * CLI flags override by passing a partial object. A bad value stops start-up with a
- * ConfigError that names the variable.
+ * Configuration (DESIGN.md §2): every setting of a Presend process, parsed and validated once
+ * at start-up from the environment and passed down as options. This is the only module that
+ * reads `process.env`. CLI flags override by giving variables (`loadConfig(env, { PRESEND_PORT:
+ * flags.port })`), so a flag goes through the same validation as its variable. A bad value
+ * stops start-up with a ConfigError that names the variable.
  */
+import { hostname } from 'node:os';
 import { parsePrivateMxAllowance, type PrivateMxAllowance } from './core/dns/address-safety.js';
 import { heloNameProblem } from './core/helo-name.js';
 
@@ -52,14 +55,41 @@ export interface PresendConfig {
    * (BENCHMARKS.md, scale-out: one worker 18.3 s at 64, 6.5 s at 1000).
    */
   workerConcurrency: number;
+  /** Chunks of `workerConcurrency` items one worker verifies at once (PRESEND_WORKER_PARALLEL_CHUNKS). */
+  workerParallelChunks: number;
+  /**
+   * Affinity name of this process's worker: same name = same egress host, so a greylisted
+   * address is rechecked from the host that saw it (PRESEND_WORKER_ID, default the host name).
+   */
+  workerId: string;
+  /**
+   * How long a claimed batch item or a running single check stays with a process that stopped
+   * renewing it before another takes it over (PRESEND_WORKER_LEASE_MS).
+   */
+  leaseMs: number;
+  /** How often an idle worker looks for work that no wake-up announced (expired leases) (PRESEND_WORKER_POLL_MS). */
+  workerPollMs: number;
+  /** How long a due recheck waits for its own worker before any worker takes it; null = max(recheck delay, 60 s). */
+  workerAffinityGraceMs: number | null;
+  /** PostgreSQL: connections of the store pool of this process (PRESEND_DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
+  /** PostgreSQL: connections for MX session slots and domain facts (PRESEND_SHARED_POOL_SIZE). */
+  sharedPoolSize: number;
+  /** PostgreSQL: connections of pg-boss (PRESEND_QUEUE_POOL_SIZE). */
+  queuePoolSize: number;
+  /** PostgreSQL: how long a dead worker's MX session slot stays taken (PRESEND_MX_SLOT_LEASE_MS). */
+  mxSlotLeaseMs: number;
+  /** The sandbox's `slow@` delay; null = its default (PRESEND_SANDBOX_SLOW_DELAY_MS, tests and demos only). */
+  sandboxSlowDelayMs: number | null;
   logLevel: string;
 }
 
 type Env = Record<string, string | undefined>;
 
-function parseIntVar(env: Env, name: string, fallback: number, min: number, max: number): number {
+/** The one integer parser: `fallback` when unset or blank. */
+function parseIntVar<F extends number | null>(env: Env, name: string, fallback: F, min: number, max: number): number | F {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  if (raw === undefined || raw.trim() === '') return fallback;
   if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `expected an integer, got "${raw}"`);
   const value = Number(raw.trim());
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
@@ -118,6 +148,28 @@ function validateProxy(url: string | undefined): string | null {
   return url.trim();
 }
 
+/** A name usable as a queue and lease owner name: letters, digits, `.`, `_` and `-`. */
+function validateWorkerId(raw: string | undefined): string {
+  const value = raw?.trim() || hostname();
+  if (!/^[\w.-]{1,100}$/.test(value)) throw new ConfigError('PRESEND_WORKER_ID', `expected 1–100 letters, digits, ".", "_" or "-", got "${value}"`);
+  return value;
+}
+
+/**
+ * The configuration of a command: the process environment with the variables its flags give
+ * (undefined ones ignored), validated alike — `loadCommandConfig({ PRESEND_PORT: flags.port })`.
+ */
+export function loadCommandConfig(flags: Env = {}): PresendConfig {
+  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  return loadConfig({ ...process.env, ...given });
+}
+
+/** Every setting at its default, with `overrides` (tests, and libraries opened without a command). */
+export function defaultConfig(overrides: Partial<PresendConfig> = {}): PresendConfig {
+  return loadConfig({}, overrides);
+}
+
+/** The configuration described by `env` (default the process environment); `overrides` replace parsed values (tests). */
 export function loadConfig(env: Env = process.env, overrides: Partial<PresendConfig> = {}): PresendConfig {
   const dnsRaw = env.PRESEND_DNS_SERVERS?.trim();
   const config: PresendConfig = {
@@ -140,6 +192,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     rateLimitPerSecond: parseIntVar(env, 'PRESEND_RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
     rateLimitBurst: parseIntVar(env, 'PRESEND_RATE_LIMIT_BURST', 40, 1, 1_000_000),
     workerConcurrency: parseIntVar(env, 'PRESEND_WORKER_CONCURRENCY', 1000, 1, 10_000),
+    workerParallelChunks: parseIntVar(env, 'PRESEND_WORKER_PARALLEL_CHUNKS', 2, 1, 64),
+    workerId: validateWorkerId(env.PRESEND_WORKER_ID),
+    leaseMs: parseIntVar(env, 'PRESEND_WORKER_LEASE_MS', 60_000, 10, 86_400_000),
+    workerPollMs: parseIntVar(env, 'PRESEND_WORKER_POLL_MS', 500, 10, 3_600_000),
+    workerAffinityGraceMs: parseIntVar(env, 'PRESEND_WORKER_AFFINITY_GRACE_MS', null, 0, 86_400_000),
+    databasePoolSize: parseIntVar(env, 'PRESEND_DATABASE_POOL_SIZE', 10, 1, 1000),
+    sharedPoolSize: parseIntVar(env, 'PRESEND_SHARED_POOL_SIZE', 4, 1, 1000),
+    queuePoolSize: parseIntVar(env, 'PRESEND_QUEUE_POOL_SIZE', 3, 1, 1000),
+    mxSlotLeaseMs: parseIntVar(env, 'PRESEND_MX_SLOT_LEASE_MS', 15_000, 300, 3_600_000),
+    sandboxSlowDelayMs: parseIntVar(env, 'PRESEND_SANDBOX_SLOW_DELAY_MS', null, 0, 3_600_000),
     logLevel: env.PRESEND_LOG_LEVEL?.trim() || 'info',
     ...overrides,
   };

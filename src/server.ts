@@ -1,16 +1,14 @@
 /**
- * Wiring of `presend serve`: store → services → HTTP app, plus the embedded worker, the
+ * Wiring of `presend serve`: backend → services → HTTP app, plus the embedded batch runner, the
  * periodic retention purge and graceful shutdown (stop accepting, let in-flight checks finish
- * or hand their items back, close the store).
+ * or hand their items back, close the backend).
  */
 import type { FastifyInstance } from 'fastify';
 import type { PresendConfig } from './config.js';
-import type { Store } from './store/store.js';
-import { openStore } from './store/open-store.js';
-import { openQueue } from './queue/open-queue.js';
-import type { BatchQueue } from './queue/queue.js';
-import { BatchWorker } from './queue/worker.js';
-import type { WorkerOptions } from './queue/worker.js';
+import type { Backend } from './store/backend.js';
+import { openBackend } from './store/open-backend.js';
+import { BatchRunner, batchRunnerOptions } from './service/batch-runner.js';
+import type { BatchRunnerOptions } from './service/batch-runner.js';
 import { VerifyService } from './service/verify-service.js';
 import { BatchService } from './service/batch-service.js';
 import { ResultsService } from './service/results-service.js';
@@ -22,19 +20,16 @@ import { buildApp } from './api/app.js';
 export interface ServerOptions {
   config: PresendConfig;
   engines: Engines;
-  /** An already open store (tests); otherwise opened from config.databaseUrl and migrated. */
-  store?: Store;
-  queue?: BatchQueue;
-  /** Run the embedded worker (default true); an object tunes it. */
-  worker?: boolean | Partial<Omit<WorkerOptions, 'store' | 'queue' | 'engines'>>;
+  /** An already open backend (tests; the server then closes it too); otherwise opened from config.databaseUrl and migrated. */
+  backend?: Backend;
+  /** Run the embedded batch runner (default true); an object tunes it beyond the config (tests). */
+  worker?: boolean | Partial<Omit<BatchRunnerOptions, 'work' | 'batches' | 'engines'>>;
   logLevel?: string | false;
   /** Where JSON log lines go (default stdout). */
   logStream?: NodeJS.WritableStream;
   /** Single checks running at once before /v1/verify answers 503. */
   maxInFlightVerifies?: number;
   purgeIntervalMs?: number;
-  /** Lease of a running single check (PRESEND_WORKER_LEASE_MS): another process resumes it once lapsed. */
-  verifyLeaseMs?: number;
   /** How long shutdown waits for running single checks before aborting them. */
   shutdownGraceMs?: number;
   /** How long a client may take to send a whole request (default 60 s). */
@@ -45,8 +40,8 @@ export interface ServerOptions {
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
-  store: Store;
-  worker: BatchWorker | null;
+  backend: Backend;
+  worker: BatchRunner | null;
   metrics: Metrics;
   /** First step of shutdown: /readyz and new work answer 503 while the listener stays open (load balancers notice). */
   stopAccepting(): void;
@@ -59,25 +54,31 @@ const STALE_VERIFICATION_MS = 60 * 60 * 1000;
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config, engines } = options;
   const now = options.now ?? (() => new Date());
-  const store = options.store ?? (await openStore(config.databaseUrl, { longRunning: true }));
-  const queue = options.queue ?? (await openQueue(config.databaseUrl));
-  const metrics = new Metrics({ queueDepth: () => store.queueDepth(), ...(engines.smtpSessions ? { smtpSessions: engines.smtpSessions } : {}) });
+  const backend = options.backend ?? (await openBackend(config.databaseUrl, { config, longRunning: true }));
+  const metrics = new Metrics({ queueDepth: () => backend.work.depth(), ...(engines.smtpSessions ? { smtpSessions: engines.smtpSessions } : {}) });
   let shuttingDown = false;
 
   let log: (msg: string, extra?: Record<string, unknown>) => void = () => undefined;
   const verify = new VerifyService({
-    store,
+    verifications: backend.verifications,
     engines,
     metrics,
     maxInFlight: options.maxInFlightVerifies ?? 1000,
-    ...(options.verifyLeaseMs !== undefined ? { leaseMs: options.verifyLeaseMs } : {}),
+    leaseMs: config.leaseMs,
     now,
     log: (m, e) => log(m, e),
   });
-  const batches = new BatchService({ store, queue, retentionDays: config.retentionDays, now, isDraining: () => shuttingDown });
-  const results = new ResultsService(store);
+  const batches = new BatchService({
+    batches: backend.batches,
+    lists: backend.lists,
+    work: backend.work,
+    retentionDays: config.retentionDays,
+    now,
+    isDraining: () => shuttingDown,
+  });
+  const results = new ResultsService(backend.batches);
   const app = await buildApp({
-    store,
+    backend,
     verify,
     batches,
     results,
@@ -91,28 +92,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
 
   log = (msg, extra) => app.log.warn(extra ?? {}, msg);
-  let worker: BatchWorker | null = null;
+  let worker: BatchRunner | null = null;
   if (options.worker !== false) {
     const tuning = typeof options.worker === 'object' ? options.worker : {};
-    worker = new BatchWorker({
-      store,
-      queue,
-      engines,
-      metrics,
-      recheckDelayMs: config.recheckDelayMs,
-      retentionDays: config.retentionDays,
-      chunkSize: config.workerConcurrency,
-      log,
-      now,
-      ...tuning,
-    });
+    worker = new BatchRunner({ ...batchRunnerOptions(config, backend, engines), metrics, log, now, ...tuning });
   }
 
   const housekeeping = async () => {
     try {
       const t = now();
-      await store.failStaleVerifications(new Date(t.getTime() - STALE_VERIFICATION_MS), t);
-      const purged = await store.purgeExpired(t, config.retentionDays);
+      await backend.verifications.failStale(new Date(t.getTime() - STALE_VERIFICATION_MS), t);
+      const purged = await backend.retention.purgeExpired(t, config.retentionDays);
       if (purged.requests > 0) app.log.info(purged, 'retention purge');
     } catch (err) {
       app.log.error({ err }, 'housekeeping failed');
@@ -139,11 +129,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       stopAccepting();
       clearInterval(purgeTimer);
       await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop()]);
-      await queue.close();
       await closeEngines(engines);
-      await store.close();
+      await backend.close();
     })();
     return closing;
   };
-  return { app, url: `http://${host}:${port}`, store, worker, metrics, stopAccepting, close };
+  return { app, url: `http://${host}:${port}`, backend, worker, metrics, stopAccepting, close };
 }
+

@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { Store } from '../store/store.js';
+import type { Backend } from '../store/backend.js';
 import { parseAddress } from '../core/syntax/address.js';
 import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { VerifyService } from '../service/verify-service.js';
@@ -24,7 +24,7 @@ import { opsRoutes } from './routes/ops.js';
 import { openapiOptions } from './openapi.js';
 
 export interface AppDeps {
-  store: Store;
+  backend: Pick<Backend, 'accounts' | 'rateLimits' | 'ping'>;
   verify: VerifyService;
   batches: BatchService;
   results: ResultsService;
@@ -200,10 +200,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new ApiError('not_found')));
 
   await app.register(swagger, openapiOptions());
-  opsRoutes(app, { store: deps.store, metrics: deps.metrics, isShuttingDown: deps.isShuttingDown });
+  opsRoutes(app, { backend: deps.backend, metrics: deps.metrics, isShuttingDown: deps.isShuttingDown });
 
   await app.register(async (v1) => {
-    v1.addHook('onRequest', authenticate(deps.store, deps.rateLimits, deps.now));
+    v1.addHook('onRequest', authenticate(deps.backend, deps.rateLimits, deps.now));
     verifyRoute(v1, deps.verify);
     requestRoutes(v1, deps.batches, deps.results);
   });

@@ -4,7 +4,8 @@
  * a missing, malformed, unknown or revoked key; then one token from the key's bucket.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedKey, Store } from '../store/store.js';
+import type { AuthenticatedKey } from '../store/store.js';
+import type { Backend } from '../store/backend.js';
 import { hashApiKey, keyShape } from '../service/keys.js';
 import { ApiError } from './errors.js';
 
@@ -39,19 +40,19 @@ function authorizationFields(request: FastifyRequest): number {
   return count;
 }
 
-export function authenticate(store: Store, limits: RateLimitDefaults, now: () => Date = () => new Date()) {
+export function authenticate(backend: Pick<Backend, 'accounts' | 'rateLimits'>, limits: RateLimitDefaults, now: () => Date = () => new Date()) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (authorizationFields(request) > 1) throw new ApiError('unauthorized', 'More than one Authorization header.');
     const key = presentedKey(request);
     if (key === null) throw new ApiError('unauthorized', 'An API key is required: X-Api-Key or Authorization: Bearer.');
     if (keyShape(key) === null) throw new ApiError('unauthorized', 'The API key is malformed.');
-    const found = await store.findActiveKey(hashApiKey(key));
+    const found = await backend.accounts.findActiveKey(hashApiKey(key));
     if (!found) throw new ApiError('unauthorized', 'The API key is unknown or revoked.');
     request.apiKey = found;
 
     const perSecond = found.rateLimitPerSecond ?? limits.perSecond;
     const burst = found.rateLimitBurst ?? limits.burst;
-    const decision = await store.consumeRateToken({ keyId: found.keyId, now: now(), perSecond, burst });
+    const decision = await backend.rateLimits.consumeToken({ keyId: found.keyId, now: now(), perSecond, burst });
     const headers = {
       'ratelimit-limit': String(burst),
       'ratelimit-remaining': String(decision.remaining),

@@ -19,11 +19,10 @@
  *   is the durable signal behind it.
  * A lost signal costs at most one poll interval of the worker, never an item.
  */
-import { hostname } from 'node:os';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { WakeSignal } from './wake-signal.js';
-import type { BatchQueue } from './queue.js';
+import type { WakeUps } from './queue.js';
 
 export const BATCH_CREATED_EVENT = 'presend-batch-created';
 /** The LISTEN/NOTIFY channel of the same event (an SQL identifier). */
@@ -32,12 +31,12 @@ export const BATCH_CREATED_CHANNEL = 'presend_batch_created';
 export interface PgBossQueueOptions {
   /** pg-boss's schema; default `pgboss`. */
   schema?: string;
-  /** Affinity name of this process's wake queue (default PRESEND_WORKER_ID or the host name, like the worker's). */
-  affinity?: string;
+  /** Affinity name of this process's wake queue (config.workerId, like the worker's). */
+  affinity: string;
   /** How often a waiting worker asks pg-boss for wake-ups. Default 200 ms. */
   pollMs?: number;
-  /** Connections pg-boss may hold. Default PRESEND_QUEUE_POOL_SIZE or 3. */
-  poolSize?: number;
+  /** Connections pg-boss may hold. */
+  poolSize: number;
   /** The database, for the LISTEN connection of a waiting worker (openPgBossQueue passes it). */
   databaseUrl?: string;
 }
@@ -47,7 +46,7 @@ export function wakeQueueName(affinity: string): string {
   return `presend-wake-${affinity.replace(/[^\w-]/g, '_').slice(0, 100)}`;
 }
 
-export class PgBossQueue implements BatchQueue {
+export class PgBossQueue implements WakeUps {
   private readonly wakeups = new WakeSignal();
   private poller: Promise<void> | null = null;
   private subscription: Promise<void> | null = null;
@@ -64,9 +63,9 @@ export class PgBossQueue implements BatchQueue {
 
   constructor(
     readonly boss: PgBoss,
-    options: PgBossQueueOptions = {},
+    options: PgBossQueueOptions,
   ) {
-    this.wakeQueue = wakeQueueName(options.affinity ?? (process.env.PRESEND_WORKER_ID?.trim() || hostname()));
+    this.wakeQueue = wakeQueueName(options.affinity);
     this.pollMs = options.pollMs ?? 200;
     this.databaseUrl = options.databaseUrl;
   }
@@ -190,19 +189,12 @@ export class PgBossQueue implements BatchQueue {
   }
 }
 
-function queuePoolSizeFromEnv(): number {
-  const raw = process.env.PRESEND_QUEUE_POOL_SIZE?.trim();
-  if (!raw) return 3;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`PRESEND_QUEUE_POOL_SIZE: expected an integer ≥ 1, got "${raw}"`);
-  return Number(raw);
-}
-
 /** Called by openQueue for `postgres://…` URLs: starts pg-boss (installing its schema once, under its own lock). */
-export async function openPgBossQueue(databaseUrl: string, options: PgBossQueueOptions = {}): Promise<PgBossQueue> {
+export async function openPgBossQueue(databaseUrl: string, options: PgBossQueueOptions): Promise<PgBossQueue> {
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: options.schema ?? 'pgboss',
-    max: options.poolSize ?? queuePoolSizeFromEnv(),
+    max: options.poolSize,
     application_name: 'presend-queue',
     // Presend uses no cron schedules; maintenance (expiry, archiving) stays on.
     schedule: false,

@@ -5,9 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import { loadConfig } from '../config.js';
-import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord, Store } from '../store/store.js';
-import { openStore } from '../store/open-store.js';
+import { loadCommandConfig } from '../config.js';
+import type { PresendConfig } from '../config.js';
+import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord } from '../store/store.js';
+import type { Backend } from '../store/backend.js';
+import { openBackend } from '../store/open-backend.js';
 import { displayPrefixOf, generateApiKey, keyShape } from './keys.js';
 
 export class AdminRefusal extends Error {
@@ -21,19 +23,18 @@ export class AdminRefusal extends Error {
   }
 }
 
-/** Opens the store named by `--database` or PRESEND_DATABASE_URL, runs `fn`, closes it. */
-export async function withStore<T>(databaseUrl: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
-  const config = loadConfig(process.env, databaseUrl ? { databaseUrl } : {});
-  const store = await openStore(config.databaseUrl);
+/** Opens the backend the configuration names (`--database` or PRESEND_DATABASE_URL), runs `fn`, closes it. */
+export async function withBackend<T>(config: PresendConfig, fn: (backend: Backend) => Promise<T>): Promise<T> {
+  const backend = await openBackend(config.databaseUrl, { config });
   try {
-    return await fn(store);
+    return await fn(backend);
   } finally {
-    await store.close();
+    await backend.close();
   }
 }
 
-async function account(store: Store, name: string): Promise<Account> {
-  const found = await store.findAccountByName(name);
+async function account(backend: Backend, name: string): Promise<Account> {
+  const found = await backend.accounts.findAccountByName(name);
   if (!found) throw new AdminRefusal(`no account named "${name}"`);
   return found;
 }
@@ -45,44 +46,44 @@ export function parseCredits(text: string): number {
   return n;
 }
 
-export async function createAccount(store: Store, name: string, credits: number): Promise<{ account: Account; balance: CreditBalance }> {
+export async function createAccount(backend: Backend, name: string, credits: number): Promise<{ account: Account; balance: CreditBalance }> {
   if (name.trim() === '') throw new AdminRefusal('the account name must not be empty', 2);
-  const created = await store.createAccount({ name: name.trim(), credits, now: new Date() });
+  const created = await backend.accounts.createAccount({ name: name.trim(), credits, now: new Date() });
   if (!created) throw new AdminRefusal(`an account named "${name}" already exists`);
-  return { account: created, balance: await store.getBalance(created.id) };
+  return { account: created, balance: await backend.ledger.getBalance(created.id) };
 }
 
-export async function createKey(store: Store, accountName: string, mode: KeyMode): Promise<{ key: string; record: ApiKeyRecord }> {
-  const a = await account(store, accountName);
+export async function createKey(backend: Backend, accountName: string, mode: KeyMode): Promise<{ key: string; record: ApiKeyRecord }> {
+  const a = await account(backend, accountName);
   const k = generateApiKey(mode);
-  const record = await store.createApiKey({ accountId: a.id, hash: k.hash, displayPrefix: k.displayPrefix, mode, now: new Date() });
+  const record = await backend.accounts.createApiKey({ accountId: a.id, hash: k.hash, displayPrefix: k.displayPrefix, mode, now: new Date() });
   return { key: k.key, record };
 }
 
-export async function listKeys(store: Store, accountName: string): Promise<ApiKeyRecord[]> {
-  return store.listApiKeys((await account(store, accountName)).id);
+export async function listKeys(backend: Backend, accountName: string): Promise<ApiKeyRecord[]> {
+  return backend.accounts.listApiKeys((await account(backend, accountName)).id);
 }
 
-export async function revokeKeys(store: Store, prefix: string): Promise<number> {
+export async function revokeKeys(backend: Backend, prefix: string): Promise<number> {
   // A prefix shorter than the mode part would revoke every key of a kind by accident.
   if (!/^ps_(live|test)\.[0-9A-Za-z]+$/.test(prefix)) throw new AdminRefusal('give a key display prefix such as ps_live.AbC123', 2);
   // A whole key given by mistake: its display prefix names it.
-  const n = await store.revokeApiKeys(keyShape(prefix) ? displayPrefixOf(prefix) : prefix, new Date());
+  const n = await backend.accounts.revokeApiKeys(keyShape(prefix) ? displayPrefixOf(prefix) : prefix, new Date());
   if (n === 0) throw new AdminRefusal(`no active key starts with ${prefix}`);
   return n;
 }
 
 /** Per-account token bucket (DESIGN.md §4); null for both restores the service default. */
-export async function setRateLimit(store: Store, accountName: string, perSecond: number | null, burst: number | null): Promise<Account> {
+export async function setRateLimit(backend: Backend, accountName: string, perSecond: number | null, burst: number | null): Promise<Account> {
   if ((perSecond === null) !== (burst === null)) throw new AdminRefusal('give both --per-second and --burst, or --default', 2);
   if (perSecond !== null && burst !== null && (perSecond < 1 || burst < 1)) throw new AdminRefusal('rates must be at least 1', 2);
-  const a = await account(store, accountName);
-  await store.setAccountRateLimit(a.id, perSecond, burst);
+  const a = await account(backend, accountName);
+  await backend.accounts.setAccountRateLimit(a.id, perSecond, burst);
   return { ...a, rateLimitPerSecond: perSecond, rateLimitBurst: burst };
 }
 
-export async function grantCredits(store: Store, accountName: string, credits: number): Promise<CreditBalance> {
-  return store.grantCredits((await account(store, accountName)).id, credits, new Date());
+export async function grantCredits(backend: Backend, accountName: string, credits: number): Promise<CreditBalance> {
+  return backend.ledger.grantCredits((await account(backend, accountName)).id, credits, new Date());
 }
 
 /** CSV with a column named `email` (any case), else the first column; blank cells skipped. */
@@ -95,16 +96,17 @@ export function parseListCsv(content: string): string[] {
 }
 
 /** importing → ready, or failed when the file cannot be read or parsed. Entries are stored as given. */
-export async function importList(store: Store, accountName: string, file: string, label: string | null): Promise<ListRecord> {
-  const a = await account(store, accountName);
-  const list = await store.createList({ accountId: a.id, name: label, now: new Date() });
+export async function importList(backend: Backend, accountName: string, file: string, label: string | null): Promise<ListRecord> {
+  const a = await account(backend, accountName);
+  const { lists } = backend;
+  const list = await lists.createList({ accountId: a.id, name: label, now: new Date() });
   try {
     const emails = parseListCsv(await readFile(file, 'utf8'));
     if (emails.length === 0) throw new Error('no addresses in the file');
-    for (let i = 0; i < emails.length; i += 5000) await store.appendListEntries(list.id, emails.slice(i, i + 5000));
-    return await store.finishListImport(list.id, 'ready');
+    for (let i = 0; i < emails.length; i += 5000) await lists.appendListEntries(list.id, emails.slice(i, i + 5000));
+    return await lists.finishListImport(list.id, 'ready');
   } catch (err) {
-    await store.finishListImport(list.id, 'failed');
+    await lists.finishListImport(list.id, 'failed');
     throw new AdminRefusal(`list import failed (list ${list.id} is marked failed): ${err instanceof Error ? err.message : String(err)}`);
   }
 }
@@ -116,12 +118,17 @@ export interface AdminOutput {
 }
 
 /**
- * Runs one admin command: opens the store, prints the result, maps refusals to exit codes
- * (0 ok, 2 usage, 1 other). Used by the thin command modules in src/cli/commands.
+ * Runs one admin command: reads the configuration (`--database` over PRESEND_DATABASE_URL),
+ * opens the backend, prints the result, maps refusals to exit codes (0 ok, 2 usage, 1 other).
+ * Used by the thin command modules in src/cli/commands.
  */
-export async function runAdmin(flags: { database?: string; json?: boolean }, fn: (store: Store) => Promise<AdminOutput>): Promise<void> {
+export async function runAdmin(
+  flags: { database?: string; json?: boolean },
+  fn: (backend: Backend, config: PresendConfig) => Promise<AdminOutput>,
+): Promise<void> {
   try {
-    const out = await withStore(flags.database, fn);
+    const config = loadCommandConfig({ PRESEND_DATABASE_URL: flags.database });
+    const out = await withBackend(config, (backend) => fn(backend, config));
     process.stdout.write(flags.json ? JSON.stringify(out.json, null, 2) + '\n' : out.text + '\n');
   } catch (err) {
     const code = err instanceof AdminRefusal ? err.exitCode : 1;

@@ -8,9 +8,9 @@ import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { SyntaxError } from '../core/syntax/address.js';
 import { syntaxRejection } from '../core/syntax-rejection.js';
 import { toStoredResult } from '../store/store.js';
-import type { AuthenticatedKey, BatchRequestView, NewBatchItem, Store } from '../store/store.js';
+import type { AuthenticatedKey, BatchRequestView, NewBatchItem } from '../store/store.js';
+import type { BatchesRole, ListsRole, WorkQueueRole } from '../store/backend.js';
 import type { ErrorCode } from '../api/errors.js';
-import type { BatchQueue } from '../queue/queue.js';
 import { idempotencyClaim } from './idempotency.js';
 
 export const BATCH_ROUTE = 'POST /v1/requests';
@@ -20,8 +20,9 @@ export type BatchOutcome =
   | { kind: 'refused'; code: ErrorCode; message?: string; status?: number };
 
 export interface BatchServiceOptions {
-  store: Store;
-  queue: BatchQueue;
+  batches: BatchesRole;
+  lists: ListsRole;
+  work: WorkQueueRole;
   retentionDays: number;
   now?: () => Date;
   isDraining?: () => boolean;
@@ -34,7 +35,7 @@ export class BatchService {
   }
 
   async create(key: AuthenticatedKey, body: { emails?: string[]; listId?: string }, idempotencyKey: string): Promise<BatchOutcome> {
-    const { store } = this.options;
+    const { batches, lists } = this.options;
     if ((body.emails === undefined) === (body.listId === undefined)) {
       return { kind: 'refused', code: 'invalid_request', message: 'Give exactly one of emails or listId.' };
     }
@@ -51,10 +52,10 @@ export class BatchService {
       total = body.emails.length;
       items = dedupe(parsed.map((p) => (p.ok ? { email: p.address.normalized, domain: p.address.domain } : null)), now);
     } else {
-      const list = await store.getList(key.accountId, body.listId as string);
+      const list = await lists.getList(key.accountId, body.listId as string);
       if (!list) return { kind: 'refused', code: 'list_not_found' };
       if (list.state !== 'ready') return { kind: 'refused', code: 'list_not_ready', message: `The list is ${list.state}, not ready.` };
-      const entries = await store.readListEntries(list.id);
+      const entries = await lists.readListEntries(list.id);
       total = entries.length;
       // An invalid address inside a stored list is a `rejected` item, not a 400 (DESIGN.md §5).
       items = dedupe(
@@ -65,7 +66,7 @@ export class BatchService {
         now,
       );
     }
-    const outcome = await store.createBatchRequest({
+    const outcome = await batches.create({
       accountId: key.accountId,
       keyId: key.keyId,
       mode: body.emails !== undefined ? 'emails' : 'list',
@@ -87,7 +88,7 @@ export class BatchService {
           message: `This batch needs ${outcome.needed} credits; ${Math.max(0, outcome.available)} available.`,
         };
       case 'created':
-        await this.options.queue.publish(outcome.request.id);
+        await this.options.work.publish(outcome.request.id);
         return outcome;
       case 'replay':
         return outcome;

@@ -1,7 +1,7 @@
 /**
  * The engines of a running service: the live engine on the configured DNS/SMTP (DESIGN.md §2)
- * and the sandbox engine for `ps_test.` keys. PRESEND_SANDBOX_SLOW_DELAY_MS shortens the
- * sandbox's `slow@` delay (tests and demos only).
+ * and the sandbox engine for `ps_test.` keys. config.sandboxSlowDelayMs shortens the sandbox's
+ * `slow@` delay (tests and demos only).
  */
 import type { PresendConfig } from '../config.js';
 import { createEngine, createMemorySessionLimiter, createSandboxEngine, systemClock } from '../core/index.js';
@@ -10,10 +10,9 @@ import type { Engines } from './engines.js';
 import { countingLimiter } from './session-stats.js';
 import type { SmtpSessionStats } from './session-stats.js';
 
-/** `deps`: shared limiter and facts cache on PostgreSQL (src/store/postgres/shared-engine-state.ts). */
-export function loadEngines(config: PresendConfig, env: Record<string, string | undefined> = process.env, deps: EngineDeps = {}): Engines {
-  const slow = env.PRESEND_SANDBOX_SLOW_DELAY_MS;
-  const slowDelayMs = slow && /^\d+$/.test(slow) ? Number(slow) : undefined;
+/** `deps`: the backend's engine state (its session limiter and facts cache), shared across processes on PostgreSQL. */
+export function loadEngines(config: PresendConfig, deps: EngineDeps = {}): Engines {
+  const slowDelayMs = config.sandboxSlowDelayMs ?? undefined;
   const smtpSessions: SmtpSessionStats = { opened: 0, open: 0 };
   const limiter = countingLimiter(deps.limiter ?? createMemorySessionLimiter(config.maxSessionsPerMx), smtpSessions);
   return {

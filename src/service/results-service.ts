@@ -3,7 +3,8 @@
  * became final (its final sequence number); a cursor is the opaque position after the last
  * item returned, so a full export of a running batch never repeats or skips an item.
  */
-import type { BatchRequestView, RequestState, ResultRow, Store } from '../store/store.js';
+import type { BatchRequestView, RequestState, ResultRow } from '../store/store.js';
+import type { BatchesRole } from '../store/backend.js';
 
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
@@ -67,10 +68,10 @@ export type PageOutcome =
   | { kind: 'cursor_not_found' };
 
 export class ResultsService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly batches: BatchesRole) {}
 
   async status(accountId: string, requestId: string): Promise<BatchRequestView | null> {
-    return this.store.getRequest(accountId, requestId);
+    return this.batches.get(accountId, requestId);
   }
 
   async page(accountId: string, requestId: string, query: { limit?: unknown; cursor?: unknown; offset?: unknown }): Promise<PageOutcome> {
@@ -85,7 +86,7 @@ export class ResultsService {
     } else {
       after = parseOffset(query.offset);
     }
-    const slice = await this.store.getResultsSlice({ accountId, requestId, afterSeq: after, limit });
+    const slice = await this.batches.resultsSlice({ accountId, requestId, afterSeq: after, limit });
     if (!slice) return { kind: 'request_not_found' };
     // A cursor past everything final was never issued for this request.
     if (cursorSeq !== null && cursorSeq > slice.finalCount) return { kind: 'cursor_not_found' };

@@ -8,7 +8,8 @@
  */
 import { parseAddress } from '../core/syntax/address.js';
 import { invalidAddressMessage } from '../core/syntax/problems.js';
-import type { AuthenticatedKey, Store, VerificationRecord } from '../store/store.js';
+import type { AuthenticatedKey, VerificationRecord } from '../store/store.js';
+import type { VerificationsRole } from '../store/backend.js';
 import { toStoredResult } from '../store/store.js';
 import type { ErrorCode } from '../api/errors.js';
 import { engineFor } from './engines.js';
@@ -19,8 +20,6 @@ import type { Engine } from '../core/ports.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
 export const DEFAULT_VERIFY_TIMEOUT_MS = 15_000;
-/** How long a check stays with a process that stopped renewing it (PRESEND_WORKER_LEASE_MS). */
-export const DEFAULT_VERIFY_LEASE_MS = 60_000;
 /** Abandoned checks taken over per sweep. */
 const RESUME_BATCH = 100;
 
@@ -30,13 +29,13 @@ export type VerifyOutcome =
   | { kind: 'refused'; code: ErrorCode; message?: string };
 
 export interface VerifyServiceOptions {
-  store: Store;
+  verifications: VerificationsRole;
   engines: Engines;
   metrics: Metrics;
   /** Checks running at once in this process; more is 503 (a bounded queue, not an unbounded one). */
   maxInFlight: number;
-  /** Lease of a running check; renewed and swept for abandoned checks every third of it. */
-  leaseMs?: number;
+  /** Lease of a running check (config.leaseMs); renewed and swept for abandoned checks every third of it. */
+  leaseMs: number;
   now?: () => Date;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
 }
@@ -53,7 +52,7 @@ export class VerifyService {
 
   constructor(private readonly options: VerifyServiceOptions) {
     this.now = options.now ?? (() => new Date());
-    this.leaseMs = options.leaseMs ?? DEFAULT_VERIFY_LEASE_MS;
+    this.leaseMs = options.leaseMs;
   }
 
   /** Starts renewing this process's leases and resuming checks other processes abandoned. */
@@ -68,13 +67,13 @@ export class VerifyService {
   }
 
   private async maintain(): Promise<void> {
-    const { store, engines } = this.options;
+    const { verifications, engines } = this.options;
     const now = this.now();
     const until = new Date(now.getTime() + this.leaseMs);
-    if (this.inFlight.size > 0) await store.renewVerificationLeases([...this.inFlight.keys()], until);
+    if (this.inFlight.size > 0) await verifications.renewLeases([...this.inFlight.keys()], until);
     const room = Math.min(RESUME_BATCH, this.options.maxInFlight - this.inFlight.size);
     if (this.draining || room <= 0) return;
-    for (const record of await store.claimAbandonedVerifications({ now, leaseExpiresAt: until, limit: room })) {
+    for (const record of await verifications.claimAbandoned({ now, leaseExpiresAt: until, limit: room })) {
       if (this.inFlight.has(record.id)) continue; // still ours: its renewal was only late
       this.options.log?.('resuming an abandoned verification', { verificationId: record.id });
       // Live checks hold a credit; sandbox ones are the unbilled ones.
@@ -99,7 +98,7 @@ export class VerifyService {
     const engine = engineFor(this.options.engines, sandbox);
     // A result known without waiting (sandbox) is stored by the write that creates the check.
     const ready = engine.immediate?.(parsed.address.normalized) ?? null;
-    const started = await this.options.store.startVerification({
+    const started = await this.options.verifications.start({
       accountId: key.accountId,
       keyId: key.keyId,
       email: parsed.address.normalized,
@@ -150,17 +149,20 @@ export class VerifyService {
   }
 
   private run(record: VerificationRecord, engine: Engine): Promise<Settled> {
-    const { store } = this.options;
+    const { verifications } = this.options;
     const work = (async (): Promise<Settled> => {
       try {
         const result = await engine.verify(record.email, { signal: this.abort.signal });
-        const stored = await store.completeVerification({ verificationId: record.id, result: toStoredResult(result), now: this.now() });
+        const stored = await verifications.complete({ verificationId: record.id, result: toStoredResult(result), now: this.now() });
         this.observe(stored);
         return { ok: true, record: stored };
       } catch (err) {
         this.options.log?.('single verification failed', { err: String(err), verificationId: record.id });
         // The engine never throws for an address's behaviour; a throw is a bug or an outage (502).
-        await store.failVerification({ verificationId: record.id, now: this.now() }).catch(() => undefined);
+        await verifications.fail({ verificationId: record.id, now: this.now() }).catch((failed: unknown) =>
+          // Its lease runs out and another sweep takes it up again.
+          this.options.log?.('could not mark a verification failed', { err: String(failed), verificationId: record.id }),
+        );
         return { ok: false };
       }
     })();

@@ -170,7 +170,7 @@ for (const backend of BACKENDS) describe(`abuse: keys, foreign request ids, fore
     );
     for (const answer of answers) assertSpecAnswer('verify', answer, 'idempotent race');
     assert.ok(answers.every((r) => r.status === 200 || r.status === 202), answers.map((r) => `${r.status} ${r.text.slice(0, 80)}`).join('\n'));
-    const balance = await h.store.getBalance(c.accountId);
+    const balance = await h.backend.ledger.getBalance(c.accountId);
     assert.equal(balance.debited + balance.held, 1, JSON.stringify(balance));
     const running = answers.filter((r) => r.status === 202).map((r) => (JSON.parse(r.text) as { engineJobId: string }).engineJobId);
     assert.ok(new Set(running).size <= 1, `one verification, not ${new Set(running).size}`);
@@ -187,8 +187,8 @@ for (const backend of BACKENDS) describe(`abuse: keys, foreign request ids, fore
     assert.equal(rd.status, 200);
     assert.deepEqual(rc.body.presend.billing, { disposition: 'debited', credits: 1 });
     assert.deepEqual(rd.body.presend.billing, { disposition: 'debited', credits: 1 });
-    assert.equal((await h.store.getBalance(c.accountId)).available, 4);
-    assert.equal((await h.store.getBalance(d.accountId)).available, 4);
+    assert.equal((await h.backend.ledger.getBalance(c.accountId)).available, 4);
+    assert.equal((await h.backend.ledger.getBalance(d.accountId)).available, 4);
     // A different body under the same key in a third account is no reuse either.
     const e = await h.newAccount(5);
     const re = await h.call('POST', '/v1/verify', { key: e.live, idem, body: { email: 'role@example.com' } });

@@ -61,12 +61,12 @@ for (const backend of BACKENDS) describe(`abuse: rate limits and credits (${back
   test('a batch that would overdraw the balance is 402 and changes nothing: no hold, no request, no idempotency record', async (t) => {
     if (skip) return t.skip(skip);
     const a = await h.newAccount(5);
-    const before = await h.store.getBalance(a.accountId);
+    const before = await h.backend.ledger.getBalance(a.accountId);
     const idem = newIdem();
     const r = await h.call('POST', '/v1/requests', { key: a.live, idem, body: { emails: Array.from({ length: 6 }, (_, i) => `deliverable+${i}@example${i}.com`) } });
     assert.equal(r.status, 402);
     assert.equal(r.body.error.code, 'insufficient_credits');
-    assert.deepEqual(await h.store.getBalance(a.accountId), before);
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId), before);
     assert.equal(await requestsOf(a.accountId), 0);
     // The key was not burnt by the refusal: a smaller batch under it is accepted.
     const smaller = await h.call('POST', '/v1/requests', { key: a.live, idem, body: { emails: ['deliverable@example.com'] } });
@@ -85,10 +85,10 @@ for (const backend of BACKENDS) describe(`abuse: rate limits and credits (${back
     assert.equal(created.length + refused.length, 12, answers.map((r) => r.status).join(','));
     assert.equal(created.length, 3, 'three batches of three fit in ten credits');
     assert.equal(await requestsOf(a.accountId), 3);
-    const balance = await h.store.getBalance(a.accountId);
+    const balance = await h.backend.ledger.getBalance(a.accountId);
     assert.ok(balance.available >= 0 && balance.held + balance.debited <= 10, JSON.stringify(balance));
     for (const r of created) await waitFinal(h, a.live, JSON.parse(r.text).request.id);
-    const final = await h.store.getBalance(a.accountId);
+    const final = await h.backend.ledger.getBalance(a.accountId);
     assert.deepEqual({ debited: final.debited, held: final.held, available: final.available }, { debited: 9, held: 0, available: 1 });
   });
 
@@ -104,7 +104,7 @@ for (const backend of BACKENDS) describe(`abuse: rate limits and credits (${back
     const ok = answers.filter((r) => r.status === 200);
     assert.ok(ok.length <= 3, `${ok.length} checks were answered with 3 credits`);
     assert.equal(ok.length + answers.filter((r) => r.status === 402).length, 20, answers.map((r) => r.status).join(','));
-    const balance = await h.store.getBalance(a.accountId);
+    const balance = await h.backend.ledger.getBalance(a.accountId);
     assert.equal(balance.debited, ok.length);
     assert.ok(balance.available >= 0);
   });

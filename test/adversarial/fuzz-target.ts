@@ -6,7 +6,7 @@
  */
 import { freePort, startLiveService } from '../client/live-service.js';
 import type { LiveService } from '../client/live-service.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openBackend } from '../../src/store/open-backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
 
 export interface FuzzTarget {
@@ -30,15 +30,15 @@ export interface AccountKeys {
 export async function addAccounts(service: LiveService, accounts: Array<{ name: string; credits: number }>): Promise<AccountKeys[]> {
   const url = service.adminEnv.PRESEND_DATABASE_URL;
   if (!url) throw new Error('the live service has no database URL');
-  const store = await openStore(url, { migrate: false });
+  const store = await openBackend(url, { migrate: false });
   try {
     const made: AccountKeys[] = [];
     for (const { name, credits } of accounts) {
-      const account = await store.createAccount({ name, credits, now: new Date() });
+      const account = await store.accounts.createAccount({ name, credits, now: new Date() });
       if (!account) throw new Error(`account name taken: ${name}`);
       const live = generateApiKey('live');
       const test = generateApiKey('test');
-      for (const k of [live, test]) await store.createApiKey({ accountId: account.id, hash: k.hash, displayPrefix: k.displayPrefix, mode: k.mode, now: new Date() });
+      for (const k of [live, test]) await store.accounts.createApiKey({ accountId: account.id, hash: k.hash, displayPrefix: k.displayPrefix, mode: k.mode, now: new Date() });
       made.push({ accountId: account.id, live: live.key, test: test.key });
     }
     return made;

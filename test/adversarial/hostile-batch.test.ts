@@ -97,7 +97,7 @@ describe('hostile mail hosts inside a live batch', () => {
       assert.deepEqual(item.presend.billing, { disposition: 'released', credits: 0 }, item.email);
     }
     const actionable = items.filter((i) => i.presend.outcome === 'actionable_verdict').length;
-    assert.equal((await h.store.getBalance(a.accountId)).debited, actionable);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).debited, actionable);
 
     // Thousands of MX names that all lead to one tarpit: one address, tried once, not once per name.
     const farmSessions = world.recorder.sessions().filter((s) => s.ip === TARPIT_FARM_IP).length;
@@ -140,6 +140,6 @@ describe('hostile mail hosts inside a live batch', () => {
       assert.deepEqual(item.presend.billing, { disposition: 'released', credits: 0 }, item.email);
     }
     assert.equal(world.recorder.sessionCount(), 0, 'the recorder saw a connection');
-    assert.equal((await h.store.getBalance(a.accountId)).debited, 0);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).debited, 0);
   });
 });

@@ -9,10 +9,10 @@ import { loadConfig } from '../../src/config.js';
 import type { PresendConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import type { RunningServer, ServerOptions } from '../../src/server.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openBackend } from '../../src/store/open-backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
 import type { Engines } from '../../src/service/engines.js';
-import type { Store } from '../../src/store/store.js';
+import type { Backend } from '../../src/store/backend.js';
 import { testEngines } from './engines.js';
 import { assertMatches } from './schema-check.js';
 import { BatchRequest, ErrorBody, ResultsPage, VerifyResult } from '../../src/api/schemas.js';
@@ -32,7 +32,7 @@ function schemaFor(method: string, path: string, status: number): TSchema | null
 
 export interface Harness {
   server: RunningServer;
-  store: Store;
+  backend: Backend;
   url: string;
   dir: string;
   config: PresendConfig;
@@ -53,10 +53,10 @@ export async function startHarness(opts: { env?: Record<string, string>; engines
     PRESEND_RATE_LIMIT_BURST: '1000',
     ...opts.env,
   });
-  const store = await openStore(config.databaseUrl);
+  const backend = await openBackend(config.databaseUrl, { config });
   const server = await startServer({
     config,
-    store,
+    backend,
     engines: opts.engines ?? (await testEngines(config)),
     logLevel: false,
     worker: { pollMs: 50 },
@@ -64,16 +64,16 @@ export async function startHarness(opts: { env?: Record<string, string>; engines
   });
   const h: Harness = {
     server,
-    store,
+    backend,
     url: server.url,
     dir,
     config,
     async newAccount(credits, name) {
-      const account = await store.createAccount({ name: name ?? `acct-${process.pid}-${++counter}`, credits, now: new Date() });
+      const account = await backend.accounts.createAccount({ name: name ?? `acct-${process.pid}-${++counter}`, credits, now: new Date() });
       if (!account) throw new Error('account name taken');
       const live = generateApiKey('live');
       const test = generateApiKey('test');
-      for (const k of [live, test]) await store.createApiKey({ accountId: account.id, hash: k.hash, displayPrefix: k.displayPrefix, mode: k.mode, now: new Date() });
+      for (const k of [live, test]) await backend.accounts.createApiKey({ accountId: account.id, hash: k.hash, displayPrefix: k.displayPrefix, mode: k.mode, now: new Date() });
       return { accountId: account.id, live: live.key, test: test.key };
     },
     async call(method, path, init = {}) {

@@ -96,9 +96,9 @@ describe('operational routes and cross-cutting behaviour', () => {
     const r = await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['deliverable@ret.example'] } });
     const final = await waitFinal(h, a.live, r.body.request.id);
     const expires = new Date(final.request.retentionExpiresAt);
-    assert.equal((await h.store.purgeExpired(new Date(expires.getTime() - 1000), 30)).requests, 0);
+    assert.equal((await h.backend.retention.purgeExpired(new Date(expires.getTime() - 1000), 30)).requests, 0);
     assert.equal((await h.call('GET', `/v1/requests/${r.body.request.id}`, { key: a.live })).status, 200);
-    assert.ok((await h.store.purgeExpired(expires, 30)).requests >= 1);
+    assert.ok((await h.backend.retention.purgeExpired(expires, 30)).requests >= 1);
     isError(await h.call('GET', `/v1/requests/${r.body.request.id}`, { key: a.live }), 404, 'request_not_found');
     isError(await h.call('GET', `/v1/requests/${r.body.request.id}/results`, { key: a.live }), 404, 'request_not_found');
   });
@@ -109,7 +109,7 @@ describe('failures that are bugs or outages', () => {
     const h = await startHarness();
     try {
       const a = await h.newAccount(1);
-      await h.store.close();
+      await h.backend.close();
       const r = await h.call('GET', '/v1/requests/00000000-0000-4000-8000-000000000000', { key: a.live });
       isError(r, 500, 'internal_error');
       assert.doesNotMatch(JSON.stringify(r.body), /at |\.ts:|stack/);
@@ -131,12 +131,12 @@ describe('graceful shutdown', () => {
     isError(await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@x.example' } }), 503, 'service_unavailable');
     isError(await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['deliverable@x.example'] } }), 503, 'service_unavailable');
     await h.server.close();
-    const { openStore } = await import('../../src/store/open-store.js');
-    const store = await openStore(h.config.databaseUrl);
-    const record = await store.getVerification(a.accountId, pending.body.engineJobId);
+    const { openBackend } = await import('../../src/store/open-backend.js');
+    const store = await openBackend(h.config.databaseUrl);
+    const record = await store.verifications.get(a.accountId, pending.body.engineJobId);
     assert.equal(record?.state, 'completed');
     assert.equal(record?.result?.envelope.verdict, 'DELIVERABLE');
-    assert.deepEqual(await store.getBalance(a.accountId), { granted: 5, debited: 1, held: 0, available: 4 });
+    assert.deepEqual(await store.ledger.getBalance(a.accountId), { granted: 5, debited: 1, held: 0, available: 4 });
     await store.close();
     const { rmSync } = await import('node:fs');
     rmSync(h.dir, { recursive: true, force: true });

@@ -39,7 +39,7 @@ describe('POST /v1/requests and GET /v1/requests/{id}', () => {
     assert.equal(final.request.finalization.results, 4);
     assert.equal(final.request.finalization.creditsDebited, 3);
     assert.ok(Date.parse(final.request.retentionExpiresAt) > Date.parse(final.request.finalization.finalizedAt));
-    assert.equal((await h.store.getBalance(a.accountId)).available, 7);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 7);
   });
 
   test('duplicates differing only in the domain’s case are verified once', async () => {
@@ -65,7 +65,7 @@ describe('POST /v1/requests and GET /v1/requests/{id}', () => {
     assert.equal(replay.body.request.id, first.body.request.id);
     isError(await h.call('POST', '/v1/requests', { key: a.live, idem, body: { emails: ['other@example.com'] } }), 422, 'idempotency_key_reused');
     await waitFinal(h, a.live, first.body.request.id);
-    assert.equal((await h.store.getBalance(a.accountId)).available, 9);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 9);
   });
 
   test('two identical requests racing create exactly one request', async () => {
@@ -76,7 +76,7 @@ describe('POST /v1/requests and GET /v1/requests/{id}', () => {
     assert.deepEqual([x.status, y.status].sort(), [200, 202]);
     assert.equal(x.body.request.id, y.body.request.id);
     await waitFinal(h, a.live, x.body.request.id);
-    assert.equal((await h.store.getBalance(a.accountId)).available, 8);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 8);
   });
 
   test('the same Idempotency-Key in two accounts makes two requests', async () => {
@@ -134,7 +134,7 @@ describe('POST /v1/requests and GET /v1/requests/{id}', () => {
   test('a batch larger than the balance is 402 and holds nothing', async () => {
     const a = await h.newAccount(1);
     isError(await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['a@example.com', 'b@example.com'] } }), 402, 'insufficient_credits');
-    assert.deepEqual(await h.store.getBalance(a.accountId), { granted: 1, debited: 0, held: 0, available: 1 });
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId), { granted: 1, debited: 0, held: 0, available: 1 });
   });
 
   test('a sandbox batch holds and bills nothing', async () => {
@@ -151,10 +151,10 @@ describe('POST /v1/requests and GET /v1/requests/{id}', () => {
     const a = await h.newAccount(10);
     const b = await h.newAccount(10);
     isError(await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { listId: '00000000-0000-4000-8000-000000000000' } }), 404, 'list_not_found');
-    const list = await h.store.createList({ accountId: a.accountId, name: 'l', now: new Date() });
-    await h.store.appendListEntries(list.id, ['deliverable@example.com', 'not an address', 'DELIVERABLE@example.com', 'undeliverable@EXAMPLE.com']);
+    const list = await h.backend.lists.createList({ accountId: a.accountId, name: 'l', now: new Date() });
+    await h.backend.lists.appendListEntries(list.id, ['deliverable@example.com', 'not an address', 'DELIVERABLE@example.com', 'undeliverable@EXAMPLE.com']);
     isError(await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { listId: list.id } }), 422, 'list_not_ready');
-    await h.store.finishListImport(list.id, 'ready');
+    await h.backend.lists.finishListImport(list.id, 'ready');
     isError(await h.call('POST', '/v1/requests', { key: b.live, idem: newIdem(), body: { listId: list.id } }), 404, 'list_not_found');
     const r = await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { listId: list.id } });
     assert.equal(r.status, 202);
@@ -242,7 +242,7 @@ describe('batches the engine cannot verify', () => {
       );
       assert.equal(failed.request.finalization.outcome, 'failed');
       assert.equal(failed.counters.creditsReleased, 2);
-      assert.deepEqual(await h.store.getBalance(a.accountId), { granted: 10, debited: 1, held: 0, available: 9 });
+      assert.deepEqual(await h.backend.ledger.getBalance(a.accountId), { granted: 10, debited: 1, held: 0, available: 9 });
       const page = await h.call('GET', `/v1/requests/${broken.body.request.id}/results`, { key: a.live });
       assert.equal(page.body.results.length, 2);
       assert.equal(page.body.nextCursor === null || typeof page.body.nextCursor === 'string', true);

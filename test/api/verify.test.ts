@@ -22,7 +22,7 @@ describe('POST /v1/verify', () => {
     assert.ok(r.body.engine.verifiedAt);
     assert.equal(r.body.engineJobId, undefined);
     assert.equal(r.body.requestId, r.headers.get('x-request-id'));
-    assert.equal((await h.store.getBalance(a.accountId)).available, 4);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 4);
   });
 
   test('a non-verdict is released and not billed', async () => {
@@ -30,7 +30,7 @@ describe('POST /v1/verify', () => {
     const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'unknown@example.com' } });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.presend.billing, { disposition: 'released', credits: 0 });
-    assert.equal((await h.store.getBalance(a.accountId)).available, 1);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 1);
   });
 
   test('the Bearer form of the same key is accepted', async () => {
@@ -87,7 +87,7 @@ describe('POST /v1/verify', () => {
     assert.equal(replay.body.presend.verdict, 'DELIVERABLE');
     const again = await h.call('POST', '/v1/verify', { key: a.live, idem, body });
     assert.equal(again.status, 200);
-    assert.equal((await h.store.getBalance(a.accountId)).available, 2);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 2);
   });
 
   test('a sandbox key is never billed', async () => {
@@ -108,7 +108,7 @@ describe('POST /v1/verify', () => {
     isError(await h.call('POST', '/v1/verify', { idem: newIdem(), body }), 401, 'unauthorized');
     isError(await h.call('POST', '/v1/verify', { key: 'nope', idem: newIdem(), body }), 401, 'unauthorized');
     isError(await h.call('POST', '/v1/verify', { key: 'ps_live.' + 'A'.repeat(40), idem: newIdem(), body }), 401, 'unauthorized');
-    await h.store.revokeApiKeys(a.live.slice(0, 14), new Date());
+    await h.backend.accounts.revokeApiKeys(a.live.slice(0, 14), new Date());
     isError(await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body }), 401, 'unauthorized');
   });
 
@@ -142,7 +142,7 @@ describe('POST /v1/verify', () => {
       assert.match(r.body.error.message, /^email is not a valid address: /);
       assert.match(r.body.error.message, named, JSON.stringify(email));
     }
-    assert.deepEqual(await h.store.getBalance(a.accountId), { granted: 1, debited: 0, held: 0, available: 1 }, 'nothing billed');
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId), { granted: 1, debited: 0, held: 0, available: 1 }, 'nothing billed');
   });
 
   test('invisible and format characters are 400 invalid_email naming the character', async () => {
@@ -183,7 +183,7 @@ describe('POST /v1/verify', () => {
     assert.equal(replay.status, 200);
     assert.equal(replay.body.engine.verifiedAt, first.body.engine.verifiedAt);
     isError(await h.call('POST', '/v1/verify', { key: a.live, idem, body: { email: 'other@example.com' } }), 400, 'idempotency_key_reused');
-    assert.equal((await h.store.getBalance(a.accountId)).available, 4);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 4);
   });
 
   test('two identical verifications racing run one check, billed once', async () => {
@@ -193,13 +193,13 @@ describe('POST /v1/verify', () => {
     const [x, y] = await Promise.all([h.call('POST', '/v1/verify', { key: a.live, idem, body }), h.call('POST', '/v1/verify', { key: a.live, idem, body })]);
     assert.deepEqual([x.status, y.status], [200, 200]);
     assert.equal(x.body.engine.verifiedAt, y.body.engine.verifiedAt);
-    assert.equal((await h.store.getBalance(a.accountId)).available, 4);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 4);
   });
 
   test('the engine failing is 502 engine_unavailable and nothing is billed', async () => {
     const a = await h.newAccount(1);
     isError(await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'crash@example.com' } }), 502, 'engine_unavailable');
-    assert.equal((await h.store.getBalance(a.accountId)).available, 1);
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 1);
   });
 });
 

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { benchWorld, startMailWorld } from '../../src/mailworld/index.js';
 import type { MailWorld } from '../../src/mailworld/index.js';
-import { openStore } from '../../src/store/open-store.js';
-import type { Store } from '../../src/store/store.js';
+import { openBackend } from '../../src/store/open-backend.js';
+import type { Backend } from '../../src/store/backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
 import { freshDatabase } from './fresh-database.js';
 import { startApiNode, startWorker } from './presend-process.js';
@@ -52,7 +52,7 @@ describe('scale-out: two API nodes and two workers on one PostgreSQL', { skip, t
   // 50 addresses twice: duplicates are counted, verified once.
   const submitted = [...bench.addresses, ...bench.addresses.slice(0, 50)];
   let world: MailWorld;
-  let store: Store;
+  let store: Backend;
   const nodes: Array<{ proc: PresendProcess; url: string }> = [];
   const workers: PresendProcess[] = [];
   let apiKey = '';
@@ -111,18 +111,18 @@ describe('scale-out: two API nodes and two workers on one PostgreSQL', { skip, t
     for (const w of [w1, w2]) if (w?.status === 'fulfilled') workers.push(w.value);
     const failed = [api1, api2, w1, w2].find((r) => r?.status === 'rejected');
     if (failed?.status === 'rejected') throw failed.reason;
-    store = await openStore(fresh.db.url);
-    const account = await store.createAccount({ name: 'scale', credits: 6_000, now: new Date() });
+    store = await openBackend(fresh.db.url);
+    const account = await store.accounts.createAccount({ name: 'scale', credits: 6_000, now: new Date() });
     assert.ok(account);
     accountId = account.id;
     const key = generateApiKey('live');
-    await store.createApiKey({ accountId, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
+    await store.accounts.createApiKey({ accountId, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
     apiKey = key.key;
-    const limited = await store.createAccount({ name: 'limited', credits: 0, now: new Date() });
+    const limited = await store.accounts.createAccount({ name: 'limited', credits: 0, now: new Date() });
     assert.ok(limited);
-    await store.setAccountRateLimit(limited.id, 1, 5);
+    await store.accounts.setAccountRateLimit(limited.id, 1, 5);
     const lk = generateApiKey('live');
-    await store.createApiKey({ accountId: limited.id, hash: lk.hash, displayPrefix: lk.displayPrefix, mode: 'live', now: new Date() });
+    await store.accounts.createApiKey({ accountId: limited.id, hash: lk.hash, displayPrefix: lk.displayPrefix, mode: 'live', now: new Date() });
     limitedKey = lk.key;
   });
 
@@ -142,7 +142,7 @@ describe('scale-out: two API nodes and two workers on one PostgreSQL', { skip, t
     assert.equal(ids.size, 1);
     requestId = [...ids][0]!;
     assert.equal(submissions.filter((s) => s.body.replayed === true).length, 3);
-    const balance = await store.getBalance(accountId);
+    const balance = await store.ledger.getBalance(accountId);
     assert.equal(balance.held + balance.debited, 5_000, 'one hold of one credit per unique address');
   });
 
@@ -250,7 +250,7 @@ describe('scale-out: two API nodes and two workers on one PostgreSQL', { skip, t
       [view.request.finalization?.creditsDebited, view.request.finalization?.creditsReleased, view.request.finalization?.results],
       [debited, released, 5_000],
     );
-    assert.deepEqual(await store.getBalance(accountId), { granted: 6_000, debited, held: 0, available: 6_000 - debited });
+    assert.deepEqual(await store.ledger.getBalance(accountId), { granted: 6_000, debited, held: 0, available: 6_000 - debited });
   });
 
   test('no MX host saw more concurrent sessions than the per-MX limit, summed over both workers', () => {

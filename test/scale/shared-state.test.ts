@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshDatabase } from './fresh-database.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openBackend } from '../../src/store/open-backend.js';
 import { createPgSessionLimiter } from '../../src/store/postgres/limiter.js';
 import { createPgFactsCache } from '../../src/store/postgres/facts-cache.js';
 import { openPgBossQueue } from '../../src/queue/pg-boss.js';
@@ -33,7 +33,7 @@ function testPool(max: number): pg.Pool {
 
 describe('shared engine state on PostgreSQL', { skip }, () => {
   before(async () => {
-    const store = await openStore(url); // makes sure the tables exist
+    const store = await openBackend(url); // makes sure the tables exist
     await store.close();
     pools = [testPool(4), testPool(4)];
   });
@@ -90,8 +90,8 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
   });
 
   test('a batch published on an API node wakes a worker waiting in another process', async () => {
-    const apiNode = await openPgBossQueue(url, { affinity: 'api' });
-    const worker = await openPgBossQueue(url, { affinity: 'worker-a', pollMs: 50 });
+    const apiNode = await openPgBossQueue(url, { poolSize: 2, affinity: 'api' });
+    const worker = await openPgBossQueue(url, { poolSize: 2, affinity: 'worker-a', pollMs: 50 });
     try {
       const abort = new AbortController();
       // Subscribed first; then a wait with a limit far beyond the test's own timeout ends only by the publish.
@@ -106,9 +106,9 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
   });
 
   test('a published batch wakes a waiting worker at once through NOTIFY, not at its next pg-boss poll', async () => {
-    const apiNode = await openPgBossQueue(url, { affinity: 'api' });
+    const apiNode = await openPgBossQueue(url, { poolSize: 2, affinity: 'api' });
     // pg-boss is asked once when the worker starts waiting, then not for an hour.
-    const worker = await openPgBossQueue(url, { affinity: 'worker-notify', pollMs: 3_600_000 });
+    const worker = await openPgBossQueue(url, { poolSize: 2, affinity: 'worker-notify', pollMs: 3_600_000 });
     try {
       const abort = new AbortController();
       await worker.listen();
@@ -124,8 +124,8 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
   });
 
   test('a greylisting recheck scheduled for an affinity wakes that worker when it is due', async () => {
-    const seenBy = await openPgBossQueue(url, { affinity: 'worker-b', pollMs: 50 });
-    const other = await openPgBossQueue(url, { affinity: 'worker-c' });
+    const seenBy = await openPgBossQueue(url, { poolSize: 2, affinity: 'worker-b', pollMs: 50 });
+    const other = await openPgBossQueue(url, { poolSize: 2, affinity: 'worker-c' });
     try {
       await seenBy.listen();
       const abort = new AbortController();

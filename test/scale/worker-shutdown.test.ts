@@ -9,8 +9,8 @@ import { once } from 'node:events';
 import pg from 'pg';
 import { benchWorld, startMailWorld } from '../../src/mailworld/index.js';
 import type { MailWorld } from '../../src/mailworld/index.js';
-import { openStore } from '../../src/store/open-store.js';
-import type { Store } from '../../src/store/store.js';
+import { openBackend } from '../../src/store/open-backend.js';
+import type { Backend } from '../../src/store/backend.js';
 import { freshDatabase } from './fresh-database.js';
 import { startWorker } from './presend-process.js';
 import type { PresendProcess } from './presend-process.js';
@@ -25,7 +25,7 @@ describe('a worker stopped with SIGTERM on PostgreSQL', { skip, timeout: 90_000 
   // Slow replies keep the worker in the middle of its chunks when the signal arrives.
   const bench = benchWorld({ domains: 12, mailboxesPerDomain: 50, commandLatencyMs: 40, greylistMs: 300, truth: { greylisted: 'final' } });
   let world: MailWorld;
-  let store: Store;
+  let store: Backend;
   let db: pg.Client;
   let env: Record<string, string> = {};
   const workers: PresendProcess[] = [];
@@ -34,7 +34,7 @@ describe('a worker stopped with SIGTERM on PostgreSQL', { skip, timeout: 90_000 
 
   before(async () => {
     world = await startMailWorld(bench);
-    store = await openStore(url);
+    store = await openBackend(url);
     db = new pg.Client({ connectionString: url });
     await db.connect();
     env = {
@@ -52,10 +52,10 @@ describe('a worker stopped with SIGTERM on PostgreSQL', { skip, timeout: 90_000 
       PRESEND_QUEUE_POOL_SIZE: '2',
       PRESEND_LOG_LEVEL: 'warn',
     };
-    const account = await store.createAccount({ name: 'shutdown', credits: 1_000, now: new Date() });
+    const account = await store.accounts.createAccount({ name: 'shutdown', credits: 1_000, now: new Date() });
     assert.ok(account);
     accountId = account.id;
-    const created = await store.createBatchRequest({
+    const created = await store.batches.create({
       accountId,
       keyId: 'k',
       mode: 'emails',
@@ -101,20 +101,20 @@ describe('a worker stopped with SIGTERM on PostgreSQL', { skip, timeout: 90_000 
     assert.equal(code, 0);
     assert.equal(await count("SELECT COUNT(*)::int AS n FROM items WHERE state = 'claimed'"), 0);
     assert.equal(await count('SELECT COUNT(*)::int AS n FROM mx_session_slots'), 0);
-    const view = await store.getRequest(accountId, requestId);
+    const view = await store.batches.get(accountId, requestId);
     assert.equal(view?.finalization, null, 'work was left for the next worker');
   });
 
   test('another worker then finishes the batch with exactly one result per address and every credit settled once', async () => {
     workers.push(await startWorker('worker-2', { ...env, PRESEND_WORKER_ID: 'worker-2' }));
-    let view = await store.getRequest(accountId, requestId);
+    let view = await store.batches.get(accountId, requestId);
     while (view?.state !== 'completed') {
       await sleep(200);
-      view = await store.getRequest(accountId, requestId);
+      view = await store.batches.get(accountId, requestId);
     }
     const emails: string[] = [];
     for (let after = 0; ; ) {
-      const slice = await store.getResultsSlice({ accountId, requestId, afterSeq: after, limit: 500 });
+      const slice = await store.batches.resultsSlice({ accountId, requestId, afterSeq: after, limit: 500 });
       assert.ok(slice);
       if (slice.rows.length === 0) break;
       emails.push(...slice.rows.map((r) => r.email));
@@ -124,6 +124,6 @@ describe('a worker stopped with SIGTERM on PostgreSQL', { skip, timeout: 90_000 
     assert.equal(new Set(emails).size, bench.addresses.length);
     const c = view.counters;
     assert.equal(c.creditsDebited + c.creditsReleased, bench.addresses.length);
-    assert.deepEqual(await store.getBalance(accountId), { granted: 1_000, debited: c.creditsDebited, held: 0, available: 1_000 - c.creditsDebited });
+    assert.deepEqual(await store.ledger.getBalance(accountId), { granted: 1_000, debited: c.creditsDebited, held: 0, available: 1_000 - c.creditsDebited });
   });
 });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMailWorld } from '../../src/mailworld/index.js';
 import type { MailWorld, WorldSpec } from '../../src/mailworld/index.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openBackend } from '../../src/store/open-backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
 import { exited, startServe } from './processes.js';
 
@@ -44,11 +44,11 @@ async function inCrashScene(spec: WorldSpec, credits: number, body: (scene: Cras
   const children: ChildProcess[] = [];
   try {
     const databaseUrl = `sqlite:${join(dir, 'presend.db')}`;
-    const setup = await openStore(databaseUrl);
-    const account = await setup.createAccount({ name: 'crash', credits, now: new Date() });
+    const setup = await openBackend(databaseUrl);
+    const account = await setup.accounts.createAccount({ name: 'crash', credits, now: new Date() });
     assert.ok(account);
     const key = generateApiKey('live');
-    await setup.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
+    await setup.accounts.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
     await setup.close();
     await body({ world, databaseUrl, accountId: account.id, key: key.key, children });
   } finally {
@@ -63,9 +63,9 @@ async function inCrashScene(spec: WorldSpec, credits: number, body: (scene: Cras
 async function balanceAfter(child: ChildProcess, databaseUrl: string, accountId: string) {
   child.kill('SIGTERM');
   await exited(child);
-  const check = await openStore(databaseUrl);
+  const check = await openBackend(databaseUrl);
   try {
-    return await check.getBalance(accountId);
+    return await check.ledger.getBalance(accountId);
   } finally {
     await check.close();
   }

@@ -71,7 +71,7 @@ describe('a live batch against the mail world', () => {
     assert.equal(final.counters.creditsDebited, debited);
     assert.equal(final.counters.creditsReleased, 11 - debited);
     assert.equal(final.counters.creditsHeld, 0);
-    assert.deepEqual(await h.store.getBalance(a.accountId), { granted: 100, debited, held: 0, available: 100 - debited });
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId), { granted: 100, debited, held: 0, available: 100 - debited });
   });
 
   test('a single live verification answers 200 with the engine’s metadata', async () => {

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../src/store/open-store.js';
+import { openBackend } from '../../src/store/open-backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
 import { exited, spawnCli, startServe, waitForLog } from './processes.js';
 
@@ -17,11 +17,11 @@ test('a batch taken by serve --no-worker is completed by a separate worker proce
   const children: ChildProcess[] = [];
   try {
     const databaseUrl = `sqlite:${join(dir, 'presend.db')}`;
-    const setup = await openStore(databaseUrl);
-    const account = await setup.createAccount({ name: 'scale', credits: 0, now: new Date() });
+    const setup = await openBackend(databaseUrl);
+    const account = await setup.accounts.createAccount({ name: 'scale', credits: 0, now: new Date() });
     assert.ok(account);
     const key = generateApiKey('test');
-    await setup.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
+    await setup.accounts.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
     await setup.close();
     const env = { PRESEND_DATABASE_URL: databaseUrl, PRESEND_PORT: '0', PRESEND_WORKER_POLL_MS: '50' };
 

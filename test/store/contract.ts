@@ -1,5 +1,5 @@
 /**
- * The store contract suite (src/store/store.ts): every Store implementation runs it
+ * The store contract suite (src/store/store.ts): every Backend implementation runs it
  * (test/store/sqlite.test.ts, test/store/postgres.test.ts). A behaviour that differs between
  * SQLite and PostgreSQL is a bug in one of them.
  */
@@ -7,8 +7,10 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSandboxEngine } from '../../src/core/index.js';
 import { toStoredResult } from '../../src/store/store.js';
-import type { CreateBatchInput, Store, StoredResult } from '../../src/store/store.js';
+import type { CreateBatchInput, StoredResult } from '../../src/store/store.js';
+import type { Backend } from '../../src/store/backend.js';
 import { countersFrom } from '../../src/store/billing-rules.js';
+import { failedResult } from '../../src/service/envelopes.js';
 import type { ItemGroup } from '../../src/store/billing-rules.js';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
@@ -29,9 +31,9 @@ export interface ContractOptions {
   countItems?(requestId: string): Promise<ItemGroup[]>;
 }
 
-export function runStoreContract(name: string, makeStore: () => Promise<Store>, options: ContractOptions = {}): void {
+export function runStoreContract(name: string, makeStore: () => Promise<Backend>, options: ContractOptions = {}): void {
   describe(`store contract: ${name}`, () => {
-    let store: Store;
+    let store: Backend;
     before(async () => {
       store = await makeStore();
       await store.migrate(); // twice is harmless
@@ -39,9 +41,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
     after(async () => store.close());
 
     async function account(credits: number) {
-      const a = await store.createAccount({ name: unique('acct'), credits, now: T0 });
+      const a = await store.accounts.createAccount({ name: unique('acct'), credits, now: T0 });
       assert.ok(a);
-      const key = await store.createApiKey({ accountId: a.id, hash: unique('hash'), displayPrefix: unique('ps_live.x'), mode: 'live', now: T0 });
+      const key = await store.accounts.createApiKey({ accountId: a.id, hash: unique('hash'), displayPrefix: unique('ps_live.x'), mode: 'live', now: T0 });
       return { id: a.id, keyId: key.id, name: a.name };
     }
 
@@ -66,49 +68,49 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
     /** Claims everything open and stores the sandbox's result for each item. */
     async function drain(owner = 'w#1', now = at(1000)) {
       for (;;) {
-        const items = await store.claimItems({ owner, affinity: 'w', now, leaseMs: 60_000, limit: 50, affinityGraceMs: 60_000 });
+        const items = await store.work.claim({ owner, affinity: 'w', now, leaseMs: 60_000, limit: 50, affinityGraceMs: 60_000 });
         if (items.length === 0) return;
-        for (const i of items) await store.recordItemResult({ kind: 'final', itemId: i.itemId, result: await result(i.email), now, retentionDays: 30 });
+        for (const i of items) await store.batches.recordItemResult({ kind: 'final', itemId: i.itemId, result: await result(i.email), now, retentionDays: 30 });
       }
     }
 
     test('an account name is unique and an initial grant is its balance', async () => {
       const name = unique('acme');
-      const a = await store.createAccount({ name, credits: 7, now: T0 });
+      const a = await store.accounts.createAccount({ name, credits: 7, now: T0 });
       assert.ok(a);
-      assert.equal(await store.createAccount({ name, credits: 1, now: T0 }), null);
-      assert.equal((await store.findAccountByName(name))?.id, a.id);
-      assert.deepEqual(await store.getBalance(a.id), { granted: 7, debited: 0, held: 0, available: 7 });
-      assert.equal((await store.grantCredits(a.id, 3, T0)).available, 10);
+      assert.equal(await store.accounts.createAccount({ name, credits: 1, now: T0 }), null);
+      assert.equal((await store.accounts.findAccountByName(name))?.id, a.id);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 7, debited: 0, held: 0, available: 7 });
+      assert.equal((await store.ledger.grantCredits(a.id, 3, T0)).available, 10);
     });
 
     test('a key is found by its hash until it is revoked by display prefix', async () => {
       const a = await account(0);
       const hash = unique('h');
       const prefix = `ps_test.${unique('p').replace(/[^A-Za-z0-9]/g, '')}`;
-      await store.createApiKey({ accountId: a.id, hash, displayPrefix: prefix, mode: 'test', now: T0 });
-      const found = await store.findActiveKey(hash);
+      await store.accounts.createApiKey({ accountId: a.id, hash, displayPrefix: prefix, mode: 'test', now: T0 });
+      const found = await store.accounts.findActiveKey(hash);
       assert.equal(found?.accountId, a.id);
       assert.equal(found?.mode, 'test');
-      assert.equal((await store.listApiKeys(a.id)).length, 2);
-      assert.equal(await store.revokeApiKeys(prefix.slice(0, -2), at(1)), 1);
-      assert.equal(await store.findActiveKey(hash), null);
-      assert.ok((await store.listApiKeys(a.id)).some((k) => k.revokedAt !== null));
+      assert.equal((await store.accounts.listApiKeys(a.id)).length, 2);
+      assert.equal(await store.accounts.revokeApiKeys(prefix.slice(0, -2), at(1)), 1);
+      assert.equal(await store.accounts.findActiveKey(hash), null);
+      assert.ok((await store.accounts.listApiKeys(a.id)).some((k) => k.revokedAt !== null));
     });
 
     test('an account-level rate limit overrides the default for its keys', async () => {
       const a = await account(0);
       const hash = unique('rl');
-      await store.createApiKey({ accountId: a.id, hash, displayPrefix: 'ps_live.rl', mode: 'live', now: T0 });
-      assert.deepEqual([(await store.findActiveKey(hash))?.rateLimitPerSecond, (await store.findActiveKey(hash))?.rateLimitBurst], [null, null]);
-      await store.setAccountRateLimit(a.id, 5, 9);
-      const key = await store.findActiveKey(hash);
+      await store.accounts.createApiKey({ accountId: a.id, hash, displayPrefix: 'ps_live.rl', mode: 'live', now: T0 });
+      assert.deepEqual([(await store.accounts.findActiveKey(hash))?.rateLimitPerSecond, (await store.accounts.findActiveKey(hash))?.rateLimitBurst], [null, null]);
+      await store.accounts.setAccountRateLimit(a.id, 5, 9);
+      const key = await store.accounts.findActiveKey(hash);
       assert.deepEqual([key?.rateLimitPerSecond, key?.rateLimitBurst], [5, 9]);
     });
 
     test('the token bucket allows a burst, refuses with a retry delay, and refills with time', async () => {
       const keyId = unique('key');
-      const take = (ms: number) => store.consumeRateToken({ keyId, now: at(ms), perSecond: 2, burst: 3 });
+      const take = (ms: number) => store.rateLimits.consumeToken({ keyId, now: at(ms), perSecond: 2, burst: 3 });
       assert.equal((await take(0)).allowed, true);
       assert.equal((await take(0)).allowed, true);
       const third = await take(0);
@@ -123,45 +125,45 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
     test('a list is importing until finished, keeps its order, and is invisible to other accounts', async () => {
       const a = await account(0);
       const b = await account(0);
-      const list = await store.createList({ accountId: a.id, name: 'q3', now: T0 });
+      const list = await store.lists.createList({ accountId: a.id, name: 'q3', now: T0 });
       assert.equal(list.state, 'importing');
-      await store.appendListEntries(list.id, ['x@a.test', 'y@a.test']);
-      await store.appendListEntries(list.id, ['z@a.test']);
-      const ready = await store.finishListImport(list.id, 'ready');
+      await store.lists.appendListEntries(list.id, ['x@a.test', 'y@a.test']);
+      await store.lists.appendListEntries(list.id, ['z@a.test']);
+      const ready = await store.lists.finishListImport(list.id, 'ready');
       assert.deepEqual([ready.state, ready.entries], ['ready', 3]);
-      assert.deepEqual(await store.readListEntries(list.id), ['x@a.test', 'y@a.test', 'z@a.test']);
-      assert.equal(await store.getList(b.id, list.id), null);
-      assert.equal((await store.getList(a.id, list.id))?.name, 'q3');
+      assert.deepEqual(await store.lists.readListEntries(list.id), ['x@a.test', 'y@a.test', 'z@a.test']);
+      assert.equal(await store.lists.getList(b.id, list.id), null);
+      assert.equal((await store.lists.getList(a.id, list.id))?.name, 'q3');
     });
 
     test('a verification holds one credit, debits it once for a verdict, and fills history from earlier checks', async () => {
       const a = await account(1);
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
-      const started = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
+      const started = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
       assert.equal(started.kind, 'created');
       if (started.kind !== 'created') return;
-      assert.equal((await store.getBalance(a.id)).held, 1);
-      const short = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, key: unique('v') }, now: T0 });
+      assert.equal((await store.ledger.getBalance(a.id)).held, 1);
+      const short = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, key: unique('v') }, now: T0 });
       assert.equal(short.kind, 'insufficient_credits');
-      const replay = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
+      const replay = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
       assert.equal(replay.kind, 'replay');
       assert.equal(replay.kind === 'replay' && replay.verification.id, started.verification.id);
-      const other = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, bodyHash: 'c' }, now: T0 });
+      const other = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, bodyHash: 'c' }, now: T0 });
       assert.equal(other.kind, 'idempotency_mismatch');
       const r = await result('deliverable@h.test');
-      const done = await store.completeVerification({ verificationId: started.verification.id, result: r, now: at(1) });
+      const done = await store.verifications.complete({ verificationId: started.verification.id, result: r, now: at(1) });
       assert.deepEqual(done.result?.envelope.billing, { disposition: 'debited', credits: 1 });
       assert.equal(done.result?.envelope.history, null);
-      await store.completeVerification({ verificationId: started.verification.id, result: r, now: at(2) });
-      assert.deepEqual(await store.getBalance(a.id), { granted: 1, debited: 1, held: 0, available: 0 });
-      const free = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: false, idempotency: { ...claim, key: unique('v') }, now: at(3) });
+      await store.verifications.complete({ verificationId: started.verification.id, result: r, now: at(2) });
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 1, held: 0, available: 0 });
+      const free = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: false, idempotency: { ...claim, key: unique('v') }, now: at(3) });
       assert.equal(free.kind, 'created');
       if (free.kind !== 'created') return;
-      const second = await store.completeVerification({ verificationId: free.verification.id, result: r, now: at(4) });
+      const second = await store.verifications.complete({ verificationId: free.verification.id, result: r, now: at(4) });
       assert.equal(second.result?.envelope.history?.checks, 1);
       assert.equal(second.result?.envelope.history?.lastVerdict, 'DELIVERABLE');
       assert.deepEqual(second.result?.envelope.billing, { disposition: 'released', credits: 0 });
-      assert.equal((await store.getVerification(a.id, free.verification.id))?.state, 'completed');
+      assert.equal((await store.verifications.get(a.id, free.verification.id))?.state, 'completed');
     });
 
     test('a result known at creation is stored by the creating write: completed, billed once, in history, replayed as is', async () => {
@@ -169,16 +171,16 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
       const r = await result('deliverable@h.test');
       const input = { accountId: a.id, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0, leaseExpiresAt: LEASE, result: r };
-      const started = await store.startVerification(input);
+      const started = await store.verifications.start(input);
       assert.equal(started.kind, 'created');
       if (started.kind !== 'created') return;
       assert.equal(started.verification.state, 'completed');
       assert.deepEqual(started.verification.result?.envelope.billing, { disposition: 'debited', credits: 1 });
-      assert.deepEqual(await store.getBalance(a.id), { granted: 2, debited: 1, held: 0, available: 1 });
-      const replay = await store.startVerification({ ...input, now: at(1) });
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 2, debited: 1, held: 0, available: 1 });
+      const replay = await store.verifications.start({ ...input, now: at(1) });
       assert.equal(replay.kind === 'replay' && replay.verification.id, started.verification.id);
-      assert.equal((await store.getBalance(a.id)).debited, 1, 'a replay bills nothing');
-      const again = await store.startVerification({ ...input, idempotency: { ...claim, key: unique('v') }, now: at(2) });
+      assert.equal((await store.ledger.getBalance(a.id)).debited, 1, 'a replay bills nothing');
+      const again = await store.verifications.start({ ...input, idempotency: { ...claim, key: unique('v') }, now: at(2) });
       assert.equal(again.kind === 'created' && again.verification.result?.envelope.history?.checks, 1);
     });
 
@@ -186,7 +188,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
       const a = await account(3);
       const start = async (email: string, lease: Date) => {
         const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
-        const s = await store.startVerification({ accountId: a.id, keyId: a.keyId, email, billable: true, idempotency: claim, now: T0, leaseExpiresAt: lease });
+        const s = await store.verifications.start({ accountId: a.id, keyId: a.keyId, email, billable: true, idempotency: claim, now: T0, leaseExpiresAt: lease });
         assert.equal(s.kind, 'created');
         return s.kind === 'created' ? s.verification.id : '';
       };
@@ -195,10 +197,10 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
       const abandoned = await start('deliverable@lease.test', new Date(past.getTime() + 1000));
       const renewed = await start('undeliverable@lease.test', new Date(past.getTime() + 1000));
       const finished = await start('role@lease.test', new Date(past.getTime() + 1000));
-      await store.completeVerification({ verificationId: finished, result: await result('role@lease.test'), now: at(1) });
-      await store.renewVerificationLeases([renewed], LEASE);
+      await store.verifications.complete({ verificationId: finished, result: await result('role@lease.test'), now: at(1) });
+      await store.verifications.renewLeases([renewed], LEASE);
       const ours = (records: Array<{ id: string }>) => records.map((r) => r.id).filter((id) => [abandoned, renewed, finished].includes(id));
-      const sweep = (ms: number) => store.claimAbandonedVerifications({ now: new Date(past.getTime() + ms), leaseExpiresAt: new Date(past.getTime() + ms + 60_000), limit: 100 });
+      const sweep = (ms: number) => store.verifications.claimAbandoned({ now: new Date(past.getTime() + ms), leaseExpiresAt: new Date(past.getTime() + ms + 60_000), limit: 100 });
       assert.deepEqual(ours(await sweep(500)), [], 'no lease has lapsed yet');
       const taken = await sweep(2000);
       assert.deepEqual(ours(taken), [abandoned]);
@@ -206,14 +208,14 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
       assert.deepEqual([record?.email, record?.state, record?.billable], ['deliverable@lease.test', 'running', true]);
       assert.deepEqual(ours(await sweep(3000)), [], 'taken over once: the new lease holds');
       assert.deepEqual(ours(await sweep(70_000)), [abandoned], 'the new holder died too');
-      assert.equal((await store.getBalance(a.id)).held, 2, 'a takeover holds nothing more');
+      assert.equal((await store.ledger.getBalance(a.id)).held, 2, 'a takeover holds nothing more');
     });
 
     test('an idempotency record is forgotten after it expires', async () => {
       const a = await account(5);
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(1000).toISOString() };
-      const first = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'a@h.test', billable: false, idempotency: claim, now: T0 });
-      const later = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'b@h.test', billable: false, idempotency: { ...claim, bodyHash: 'other', expiresAt: at(90_000).toISOString() }, now: at(2000) });
+      const first = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'a@h.test', billable: false, idempotency: claim, now: T0 });
+      const later = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'b@h.test', billable: false, idempotency: { ...claim, bodyHash: 'other', expiresAt: at(90_000).toISOString() }, now: at(2000) });
       assert.equal(first.kind, 'created');
       assert.equal(later.kind, 'created');
     });
@@ -221,94 +223,94 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
     test('a failed or stale verification releases its hold', async () => {
       const a = await account(2);
       const mk = async () => {
-        const s = await store.startVerification({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'a@h.test', billable: true, idempotency: { route: 'v', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() }, now: T0 });
+        const s = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'a@h.test', billable: true, idempotency: { route: 'v', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() }, now: T0 });
         assert.equal(s.kind, 'created');
         return s.kind === 'created' ? s.verification.id : '';
       };
       const x = await mk();
       await mk();
-      assert.equal((await store.getBalance(a.id)).held, 2);
-      assert.equal((await store.failVerification({ verificationId: x, now: at(1) })).state, 'failed');
-      assert.ok((await store.failStaleVerifications(at(10), at(20))) >= 1);
-      assert.deepEqual(await store.getBalance(a.id), { granted: 2, debited: 0, held: 0, available: 2 });
+      assert.equal((await store.ledger.getBalance(a.id)).held, 2);
+      assert.equal((await store.verifications.fail({ verificationId: x, now: at(1) })).state, 'failed');
+      assert.ok((await store.verifications.failStale(at(10), at(20))) >= 1);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 2, debited: 0, held: 0, available: 2 });
     });
 
     test('a batch holds one credit per open item, or nothing when the balance is short', async () => {
       const a = await account(2);
-      const short = await store.createBatchRequest(batch(a, ['a@x.test', 'b@x.test', 'c@x.test']));
+      const short = await store.batches.create(batch(a, ['a@x.test', 'b@x.test', 'c@x.test']));
       assert.deepEqual(short, { kind: 'insufficient_credits', available: 2, needed: 3 });
-      assert.equal((await store.getBalance(a.id)).held, 0);
-      const ok = await store.createBatchRequest(batch(a, ['a@x.test', 'b@x.test'], { total: 3 }));
+      assert.equal((await store.ledger.getBalance(a.id)).held, 0);
+      const ok = await store.batches.create(batch(a, ['a@x.test', 'b@x.test'], { total: 3 }));
       assert.equal(ok.kind, 'created');
       if (ok.kind !== 'created') return;
       assert.equal(ok.request.state, 'queued');
       assert.deepEqual([ok.request.counters.total, ok.request.counters.unique, ok.request.counters.duplicates], [3, 2, 1]);
       assert.equal(ok.request.counters.creditsHeld, 2);
       assert.equal(ok.request.counters.pending, 2);
-      assert.equal((await store.getBalance(a.id)).available, 0);
+      assert.equal((await store.ledger.getBalance(a.id)).available, 0);
       const b = await account(0);
-      assert.equal(await store.getRequest(b.id, ok.request.id), null);
+      assert.equal(await store.batches.get(b.id, ok.request.id), null);
     });
 
     test('racing identical batch creations make exactly one request', async () => {
       const a = await account(100);
       const input = batch(a, ['a@x.test', 'b@x.test']);
-      const outcomes = await Promise.all(Array.from({ length: 6 }, () => store.createBatchRequest(input)));
+      const outcomes = await Promise.all(Array.from({ length: 6 }, () => store.batches.create(input)));
       const created = outcomes.filter((o) => o.kind === 'created');
       assert.equal(created.length, 1);
       const ids = new Set(outcomes.map((o) => (o.kind === 'created' || o.kind === 'replay' ? o.request.id : 'x')));
       assert.equal(ids.size, 1);
-      assert.equal((await store.getBalance(a.id)).held, 2);
-      const mismatch = await store.createBatchRequest({ ...input, idempotency: { ...input.idempotency, bodyHash: 'other' } });
+      assert.equal((await store.ledger.getBalance(a.id)).held, 2);
+      const mismatch = await store.batches.create({ ...input, idempotency: { ...input.idempotency, bodyHash: 'other' } });
       assert.equal(mismatch.kind, 'idempotency_mismatch');
     });
 
     test('items are leased grouped by domain, each final result gets the next sequence number, and the last one finalizes the request', async () => {
       const a = await account(10);
-      const created = await store.createBatchRequest(batch(a, ['deliverable@b.test', 'unknown@a.test', 'undeliverable@b.test', 'x@a.test']));
+      const created = await store.batches.create(batch(a, ['deliverable@b.test', 'unknown@a.test', 'undeliverable@b.test', 'x@a.test']));
       assert.equal(created.kind, 'created');
       if (created.kind !== 'created') return;
       const id = created.request.id;
-      const claimed = await store.claimItems({ owner: 'w#1', affinity: 'w', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 60_000 });
+      const claimed = await store.work.claim({ owner: 'w#1', affinity: 'w', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 60_000 });
       const mine = claimed.filter((c) => c.requestId === id);
       assert.deepEqual(mine.map((c) => c.domain), ['a.test', 'a.test', 'b.test', 'b.test']);
-      assert.equal((await store.getRequest(a.id, id))?.state, 'running');
+      assert.equal((await store.batches.get(a.id, id))?.state, 'running');
       for (const c of mine) {
-        const out = await store.recordItemResult({ kind: 'final', itemId: c.itemId, result: await result(c.email), now: at(2), retentionDays: 30 });
+        const out = await store.batches.recordItemResult({ kind: 'final', itemId: c.itemId, result: await result(c.email), now: at(2), retentionDays: 30 });
         assert.equal(out.recorded, true);
-        const again = await store.recordItemResult({ kind: 'final', itemId: c.itemId, result: await result(c.email), now: at(3), retentionDays: 30 });
+        const again = await store.batches.recordItemResult({ kind: 'final', itemId: c.itemId, result: await result(c.email), now: at(3), retentionDays: 30 });
         assert.equal(again.recorded, false, 'a retried result is a no-op');
       }
-      const view = await store.getRequest(a.id, id);
+      const view = await store.batches.get(a.id, id);
       assert.equal(view?.state, 'completed');
       assert.equal(view?.finalization?.results, 4);
       assert.equal(view?.finalization?.creditsDebited, 3);
       assert.equal(view?.finalization?.creditsReleased, 1);
       assert.equal(view?.retentionExpiresAt, new Date(at(2).getTime() + 30 * 86_400_000).toISOString());
       assert.deepEqual([view?.counters.creditsHeld, view?.counters.creditsDebited, view?.counters.creditsReleased], [0, 3, 1]);
-      assert.deepEqual(await store.getBalance(a.id), { granted: 10, debited: 3, held: 0, available: 7 });
-      const slice = await store.getResultsSlice({ accountId: a.id, requestId: id, afterSeq: 1, limit: 2 });
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 10, debited: 3, held: 0, available: 7 });
+      const slice = await store.batches.resultsSlice({ accountId: a.id, requestId: id, afterSeq: 1, limit: 2 });
       assert.deepEqual(slice?.rows.map((r) => r.finalSeq), [2, 3]);
       assert.equal(slice?.finalCount, 4);
-      assert.equal(await store.getResultsSlice({ accountId: (await account(0)).id, requestId: id, afterSeq: 0, limit: 2 }), null);
+      assert.equal(await store.batches.resultsSlice({ accountId: (await account(0)).id, requestId: id, afterSeq: 0, limit: 2 }), null);
     });
 
     test('an expired lease is taken over, and a result stored by both workers is billed once', async () => {
       const a = await account(5);
       await drainOthers();
-      const created = await store.createBatchRequest(batch(a, ['deliverable@lease.test']));
+      const created = await store.batches.create(batch(a, ['deliverable@lease.test']));
       assert.equal(created.kind, 'created');
-      const first = await store.claimItems({ owner: 'w#dead', affinity: 'w', now: at(0), leaseMs: 1000, limit: 10, affinityGraceMs: 0 });
+      const first = await store.work.claim({ owner: 'w#dead', affinity: 'w', now: at(0), leaseMs: 1000, limit: 10, affinityGraceMs: 0 });
       assert.equal(first.length, 1);
-      assert.equal((await store.claimItems({ owner: 'w#2', affinity: 'w', now: at(500), leaseMs: 1000, limit: 10, affinityGraceMs: 0 })).length, 0);
-      const taken = await store.claimItems({ owner: 'w#2', affinity: 'w', now: at(1500), leaseMs: 1000, limit: 10, affinityGraceMs: 0 });
+      assert.equal((await store.work.claim({ owner: 'w#2', affinity: 'w', now: at(500), leaseMs: 1000, limit: 10, affinityGraceMs: 0 })).length, 0);
+      const taken = await store.work.claim({ owner: 'w#2', affinity: 'w', now: at(1500), leaseMs: 1000, limit: 10, affinityGraceMs: 0 });
       assert.equal(taken.length, 1);
       assert.equal(taken[0]?.attempts, 1);
       const r = await result('deliverable@lease.test');
       const id = taken[0]?.itemId ?? 0;
-      await store.recordItemResult({ kind: 'final', itemId: id, result: r, now: at(1600), retentionDays: 30 });
-      await store.recordItemResult({ kind: 'final', itemId: id, result: r, now: at(1700), retentionDays: 30 });
-      assert.deepEqual(await store.getBalance(a.id), { granted: 5, debited: 1, held: 0, available: 4 });
+      await store.batches.recordItemResult({ kind: 'final', itemId: id, result: r, now: at(1600), retentionDays: 30 });
+      await store.batches.recordItemResult({ kind: 'final', itemId: id, result: r, now: at(1700), retentionDays: 30 });
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 5, debited: 1, held: 0, available: 4 });
     });
 
     /** Finishes every open item of earlier tests so leasing tests see only their own items. */
@@ -324,7 +326,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
       const kinds = ['deliverable', 'undeliverable', 'catchall', 'unknown', 'transient', 'role', 'greylisted'];
       const emails = Array.from({ length: 35 }, (_, i) => `${kinds[i % kinds.length]}+${i}@d${i % 4}.counters.test`);
       const rejected = await result('not-an-address');
-      const created = await store.createBatchRequest({
+      const created = await store.batches.create({
         ...batch(a, emails),
         mode: 'list',
         total: 37,
@@ -338,24 +340,24 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
       if (created.kind !== 'created') return;
       const id = created.request.id;
       const check = async (step: string) =>
-        assert.deepEqual((await store.getRequest(a.id, id))?.counters, countersFrom(37, 37, await countItems(id)), step);
+        assert.deepEqual((await store.batches.get(a.id, id))?.counters, countersFrom(37, 37, await countItems(id)), step);
       await check('created');
-      const claim = (ms: number, limit: number) => store.claimItems({ owner: 'w#c', affinity: 'wc', now: at(ms), leaseMs: 60_000, limit, affinityGraceMs: 0 });
+      const claim = (ms: number, limit: number) => store.work.claim({ owner: 'w#c', affinity: 'wc', now: at(ms), leaseMs: 60_000, limit, affinityGraceMs: 0 });
       const finish = async (item: { itemId: number; email: string }, ms: number) =>
-        store.recordItemResult({ kind: 'final', itemId: item.itemId, result: await result(item.email), now: at(ms), retentionDays: 30 });
+        store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: await result(item.email), now: at(ms), retentionDays: 30 });
       const first = await claim(1, 12);
       assert.ok(first.length >= 9, `claimed ${first.length}`);
       await check('claimed');
       for (const item of first.slice(0, 5)) await finish(item, 2);
       await check('five final');
-      for (const item of first.slice(5, 8)) await store.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: 'wc', recheckAt: at(100), now: at(3) });
-      await store.releaseClaims('w#c', first.slice(8).map((i) => i.itemId));
+      for (const item of first.slice(5, 8)) await store.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: 'wc', recheckAt: at(100), now: at(3) });
+      await store.work.release('w#c', first.slice(8).map((i) => i.itemId));
       await check('three rechecking, the rest handed back');
-      for (let round = 0; round < 40 && (await store.getRequest(a.id, id))?.state !== 'completed'; round++) {
+      for (let round = 0; round < 40 && (await store.batches.get(a.id, id))?.state !== 'completed'; round++) {
         for (const item of await claim(200 + round, 10)) await finish(item, 201 + round);
         await check(`round ${round}`);
       }
-      const view = await store.getRequest(a.id, id);
+      const view = await store.batches.get(a.id, id);
       assert.equal(view?.state, 'completed');
       assert.deepEqual([view?.counters.pending, view?.counters.rechecking, view?.counters.completed + (view?.counters.failed ?? 0)], [0, 0, 37]);
     });
@@ -363,29 +365,161 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
     test('a handed-back item is pending again; a greylisted item waits for its recheck and its own worker first', async () => {
       const a = await account(5);
       await drainOthers();
-      const created = await store.createBatchRequest(batch(a, ['greylisted@g.test']));
+      const created = await store.batches.create(batch(a, ['greylisted@g.test']));
       assert.equal(created.kind, 'created');
-      const [item] = await store.claimItems({ owner: 'w#1', affinity: 'w1', now: at(0), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 });
+      const [item] = await store.work.claim({ owner: 'w#1', affinity: 'w1', now: at(0), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 });
       assert.ok(item);
-      await store.releaseClaims('w#1', [item.itemId]);
-      const [again] = await store.claimItems({ owner: 'w#1', affinity: 'w1', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 });
+      await store.work.release('w#1', [item.itemId]);
+      const [again] = await store.work.claim({ owner: 'w#1', affinity: 'w1', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 });
       assert.equal(again?.itemId, item.itemId);
-      await store.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: 'w1', recheckAt: at(1000), now: at(2) });
-      const view = await store.getRequest(a.id, again.requestId);
+      await store.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: 'w1', recheckAt: at(1000), now: at(2) });
+      const view = await store.batches.get(a.id, again.requestId);
       assert.deepEqual([view?.counters.rechecking, view?.counters.pending, view?.counters.creditsHeld, view?.state], [1, 0, 1, 'running']);
-      assert.equal((await store.claimItems({ owner: 'w#1', affinity: 'w1', now: at(500), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 })).length, 0);
-      assert.equal((await store.claimItems({ owner: 'w#9', affinity: 'w9', now: at(2000), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 })).length, 0, 'another worker waits for the grace period');
-      const back = await store.claimItems({ owner: 'w#1', affinity: 'w1', now: at(2000), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 });
+      assert.equal((await store.work.claim({ owner: 'w#1', affinity: 'w1', now: at(500), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 })).length, 0);
+      assert.equal((await store.work.claim({ owner: 'w#9', affinity: 'w9', now: at(2000), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 })).length, 0, 'another worker waits for the grace period');
+      const back = await store.work.claim({ owner: 'w#1', affinity: 'w1', now: at(2000), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 });
       assert.equal(back[0]?.rechecks, 1);
-      await store.recordItemResult({ kind: 'final', itemId: item.itemId, result: await result('deliverable@g.test'), now: at(2100), retentionDays: 30 });
-      assert.equal((await store.getRequest(a.id, again.requestId))?.state, 'completed');
+      await store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: await result('deliverable@g.test'), now: at(2100), retentionDays: 30 });
+      assert.equal((await store.batches.get(a.id, again.requestId))?.state, 'completed');
+    });
+
+    test('a batch whose every item failed ends failed with engine_unavailable, its holds released and nothing debited', async () => {
+      const a = await account(3);
+      await drainOthers();
+      const created = await store.batches.create(batch(a, ['one@fail.test', 'two@fail.test']));
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      const claimed = await store.work.claim({ owner: 'w#f', affinity: 'wf', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
+      assert.equal(claimed.length, 2);
+      const outcomes = [];
+      for (const item of claimed) outcomes.push(await store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: failedResult(at(2)), now: at(2), retentionDays: 30 }));
+      assert.deepEqual(outcomes.map((o) => [o.recorded, o.debited]), [[true, 0], [true, 0]]);
+      assert.equal(outcomes.filter((o) => o.finalizedRequest).length, 1, 'the last result ends the request');
+      const view = await store.batches.get(a.id, created.request.id);
+      assert.deepEqual([view?.state, view?.errorCode, view?.finalization?.outcome], ['failed', 'engine_unavailable', 'failed']);
+      assert.deepEqual([view?.finalization?.creditsDebited, view?.finalization?.creditsReleased, view?.counters.failed], [0, 2, 2]);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 3, debited: 0, held: 0, available: 3 });
+    });
+
+    test('a batch with one item failed and one verdict ends completed', async () => {
+      const a = await account(3);
+      await drainOthers();
+      const created = await store.batches.create(batch(a, ['deliverable@mixed.test', 'broken@mixed.test']));
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      for (const item of await store.work.claim({ owner: 'w#m', affinity: 'wm', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 })) {
+        const r = item.email.startsWith('broken') ? failedResult(at(2)) : await result(item.email);
+        await store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: r, now: at(2), retentionDays: 30 });
+      }
+      const view = await store.batches.get(a.id, created.request.id);
+      assert.deepEqual([view?.state, view?.errorCode, view?.finalization?.outcome], ['completed', null, 'completed']);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 3, debited: 1, held: 0, available: 2 });
+    });
+
+    test('a check ending in a non-verdict releases its credit; a sandbox check bills nothing', async () => {
+      const a = await account(1);
+      const claim = () => ({ route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() });
+      const started = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'unknown@r.test', billable: true, idempotency: claim(), now: T0 });
+      assert.equal(started.kind, 'created');
+      if (started.kind !== 'created') return;
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 0, held: 1, available: 0 });
+      const done = await store.verifications.complete({ verificationId: started.verification.id, result: await result('unknown@r.test'), now: at(1) });
+      assert.deepEqual(done.result?.envelope.billing, { disposition: 'released', credits: 0 });
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 0, held: 0, available: 1 });
+      const sandboxCheck = await store.verifications.start({
+        accountId: a.id,
+        leaseExpiresAt: LEASE,
+        keyId: a.keyId,
+        email: 'deliverable@r.test',
+        billable: false,
+        idempotency: claim(),
+        now: at(2),
+        result: await result('deliverable@r.test'),
+      });
+      assert.equal(sandboxCheck.kind === 'created' && sandboxCheck.verification.result?.envelope.billing.disposition, 'released');
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 0, held: 0, available: 1 });
+    });
+
+    test('a sandbox batch holds and debits nothing, though its verdicts count', async () => {
+      const a = await account(0);
+      await drainOthers();
+      const created = await store.batches.create(batch(a, ['deliverable@sb.test', 'undeliverable@sb.test'], { billable: false }));
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      assert.equal(created.request.sandbox, true);
+      assert.equal(created.request.counters.creditsHeld, 0);
+      await drain('w#sb', at(5));
+      const view = await store.batches.get(a.id, created.request.id);
+      assert.deepEqual([view?.state, view?.counters.send, view?.counters.suppress], ['completed', 1, 1]);
+      assert.deepEqual([view?.counters.creditsHeld, view?.counters.creditsDebited, view?.counters.creditsReleased], [0, 0, 0]);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 0, debited: 0, held: 0, available: 0 });
+    });
+
+    test('results for one address written together count every check in its history', async () => {
+      const a = await account(4);
+      await drainOthers();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const created = await store.batches.create(batch(a, ['deliverable@hist.test']));
+        assert.equal(created.kind, 'created');
+        if (created.kind === 'created') ids.push(created.request.id);
+      }
+      const claimed = await store.work.claim({ owner: 'w#h', affinity: 'wh', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
+      assert.equal(claimed.length, 3);
+      const r = await result('deliverable@hist.test');
+      // Handed in at once: gathered into shared transactions, as a worker's results are.
+      await Promise.all(claimed.map((i) => store.batches.recordItemResult({ kind: 'final', itemId: i.itemId, result: r, now: at(2), retentionDays: 30 })));
+      const checks = [];
+      for (const id of ids) checks.push((await store.batches.resultsSlice({ accountId: a.id, requestId: id, afterSeq: 0, limit: 5 }))?.rows[0]?.envelope.history?.checks ?? 0);
+      assert.deepEqual(checks.sort(), [0, 1, 2], 'each result saw the checks before it');
+      const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
+      const single = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@hist.test', billable: true, idempotency: claim, now: at(3), result: r });
+      assert.equal(single.kind === 'created' && single.verification.result?.envelope.history?.checks, 3);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 4, debited: 4, held: 0, available: 0 });
+    });
+
+    test('a lease renewed by its holder is kept; one taken over is reported lost', async () => {
+      const a = await account(2);
+      await drainOthers();
+      await store.batches.create(batch(a, ['deliverable@renew.test']));
+      const [item] = await store.work.claim({ owner: 'w#slow', affinity: 'ws', now: at(0), leaseMs: 1_000, limit: 10, affinityGraceMs: 0 });
+      assert.ok(item);
+      assert.deepEqual(await store.work.renewLeases('w#slow', [item.itemId], at(900)), [], 'still held');
+      const [taken] = await store.work.claim({ owner: 'w#new', affinity: 'wn', now: at(2_000), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
+      assert.equal(taken?.itemId, item.itemId);
+      assert.deepEqual(await store.work.renewLeases('w#slow', [item.itemId], at(3_000)), [item.itemId], 'lost to the new holder');
+      assert.deepEqual(await store.work.renewLeases('w#new', [item.itemId], at(3_000)), []);
+      await store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: await result('deliverable@renew.test'), now: at(3_100), retentionDays: 30 });
+      assert.deepEqual(await store.work.renewLeases('w#new', [item.itemId], at(4_000)), [item.itemId], 'a final item holds no lease');
+    });
+
+    test('a list import is ready with every entry in order, or failed and named when its entries fail to arrive', async () => {
+      const a = await account(0);
+      async function* chunks() {
+        yield ['a@imp.test', 'b@imp.test'];
+        yield ['c@imp.test'];
+      }
+      const list = await store.lists.importList({ accountId: a.id, name: 'imported', now: T0, entries: chunks() });
+      assert.deepEqual([list.state, list.entries], ['ready', 3]);
+      assert.deepEqual(await store.lists.readListEntries(list.id), ['a@imp.test', 'b@imp.test', 'c@imp.test']);
+      async function* broken() {
+        yield ['d@imp.test'];
+        throw new Error('unreadable file');
+      }
+      const failed = await store.lists.importList({ accountId: a.id, name: 'broken', now: T0, entries: broken() }).then(
+        () => null,
+        (err: unknown) => err as Error & { listId?: string },
+      );
+      assert.match(String(failed?.message), /unreadable file/);
+      assert.equal((await store.lists.getList(a.id, failed?.listId ?? ''))?.state, 'failed');
+      await assert.rejects(store.lists.importList({ accountId: a.id, name: 'empty', now: T0, entries: [] }), /no addresses/);
     });
 
     test('rejected items are final at creation, unbilled, and a request of only those is completed at once', async () => {
       const a = await account(0);
       const r = await result('deliverable@x.test');
       const rejected = { ...r, envelope: { ...r.envelope, status: 'rejected' as const, outcome: 'non_verdict' as const, verdict: null, decision: 'suppress' as const } };
-      const created = await store.createBatchRequest({ ...batch(a, []), mode: 'list', total: 2, items: [{ email: 'bad one', domain: '', finalResult: rejected }] });
+      const created = await store.batches.create({ ...batch(a, []), mode: 'list', total: 2, items: [{ email: 'bad one', domain: '', finalResult: rejected }] });
       assert.equal(created.kind, 'created');
       if (created.kind !== 'created') return;
       assert.equal(created.request.state, 'completed');
@@ -395,21 +529,21 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
     test('requests past retention, old finished verifications and expired idempotency records are purged', async () => {
       const a = await account(5);
       await drainOthers();
-      const created = await store.createBatchRequest(batch(a, ['deliverable@p.test']));
+      const created = await store.batches.create(batch(a, ['deliverable@p.test']));
       assert.equal(created.kind, 'created');
       if (created.kind !== 'created') return;
       await drain('w#p', at(10));
-      assert.equal((await store.getRequest(a.id, created.request.id))?.state, 'completed');
-      const early = await store.purgeExpired(at(60_000), 30);
+      assert.equal((await store.batches.get(a.id, created.request.id))?.state, 'completed');
+      const early = await store.retention.purgeExpired(at(60_000), 30);
       assert.equal(early.requests, 0);
       // Retention counts from finalization (at 10 ms), 30 days.
-      const before = await store.purgeExpired(at(30 * 86_400_000 + 9), 30);
+      const before = await store.retention.purgeExpired(at(30 * 86_400_000 + 9), 30);
       assert.ok(before.idempotencyRecords >= 1, 'idempotency records live 24 h');
-      assert.ok(await store.getRequest(a.id, created.request.id), 'kept until its retention ends');
-      const late = await store.purgeExpired(at(30 * 86_400_000 + 10), 30);
-      assert.ok(late.requests >= 1, JSON.stringify({ late, view: await store.getRequest(a.id, created.request.id) }));
-      assert.equal(await store.getRequest(a.id, created.request.id), null);
-      assert.ok((await store.queueDepth()) >= 0);
+      assert.ok(await store.batches.get(a.id, created.request.id), 'kept until its retention ends');
+      const late = await store.retention.purgeExpired(at(30 * 86_400_000 + 10), 30);
+      assert.ok(late.requests >= 1, JSON.stringify({ late, view: await store.batches.get(a.id, created.request.id) }));
+      assert.equal(await store.batches.get(a.id, created.request.id), null);
+      assert.ok((await store.work.depth()) >= 0);
     });
   });
 }

@@ -7,9 +7,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshDatabase } from '../scale/fresh-database.js';
-import { openStore } from '../../src/store/open-store.js';
-import type { IdempotencyClaim, Store, StoredResult } from '../../src/store/store.js';
-import { listMigrations } from '../../src/store/sqlite/database.js';
+import { openBackend } from '../../src/store/open-backend.js';
+import type { IdempotencyClaim, StoredResult } from '../../src/store/store.js';
+import type { Backend } from '../../src/store/backend.js';
+import { listMigrations } from '../../src/store/migrations.js';
 import { runStoreContract } from './contract.js';
 import type { ItemGroup } from '../../src/store/billing-rules.js';
 
@@ -56,7 +57,7 @@ const emails = (n: number, domains: number) =>
 // leases of the tests below.
 const own = skip ? null : await freshDatabase();
 if (own?.kind === 'ready') {
-  runStoreContract('postgres', () => openStore(own.db.url), {
+  runStoreContract('postgres', () => openBackend(own.db.url), {
     async countItems(requestId) {
       const client = new pg.Client({ connectionString: own.db.url });
       await client.connect();
@@ -75,17 +76,17 @@ if (own?.kind === 'ready') {
 }
 
 describe('PostgreSQL store with several nodes on one database', { skip }, () => {
-  let nodes: Store[] = [];
+  let nodes: Backend[] = [];
   let accountSeq = 0;
   const account = async (credits: number) => {
-    const a = await nodes[0]!.createAccount({ name: `acct-${++accountSeq}`, credits, now: new Date() });
+    const a = await nodes[0]!.accounts.createAccount({ name: `acct-${++accountSeq}`, credits, now: new Date() });
     assert.ok(a);
     return a;
   };
 
   before(async () => {
     // Four nodes starting at once: the advisory lock lets exactly one apply the migrations.
-    nodes = await Promise.all([1, 2, 3, 4].map(() => openStore(url)));
+    nodes = await Promise.all([1, 2, 3, 4].map(() => openBackend(url)));
   });
 
   after(async () => {
@@ -107,20 +108,20 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
   test('identical batch requests racing on four nodes create exactly one request and hold its credits once', async () => {
     const a = await account(100);
     const input = { accountId: a.id, keyId: 'k', mode: 'emails' as const, listId: null, total: 3, items: emails(3, 2), billable: true, now: new Date(), retentionDays: 30 };
-    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => nodes[i % 4]!.createBatchRequest({ ...input, idempotency: claim('race') })));
+    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => nodes[i % 4]!.batches.create({ ...input, idempotency: claim('race') })));
     const created = outcomes.filter((o) => o.kind === 'created');
     assert.equal(created.length, 1);
     const ids = new Set(outcomes.map((o) => ('request' in o ? o.request.id : 'none')));
     assert.equal(ids.size, 1);
-    assert.deepEqual(await nodes[1]!.getBalance(a.id), { granted: 100, debited: 0, held: 3, available: 97 });
+    assert.deepEqual(await nodes[1]!.ledger.getBalance(a.id), { granted: 100, debited: 0, held: 3, available: 97 });
   });
 
   test('the same Idempotency-Key with a different body is refused while the first is replayed', async () => {
     const a = await account(10);
     const input = { accountId: a.id, keyId: 'k', mode: 'emails' as const, listId: null, total: 1, items: emails(1, 1), billable: true, now: new Date(), retentionDays: 30 };
     const [first, second] = await Promise.all([
-      nodes[0]!.createBatchRequest({ ...input, idempotency: claim('k2', 'one') }),
-      nodes[1]!.createBatchRequest({ ...input, idempotency: claim('k2', 'two') }),
+      nodes[0]!.batches.create({ ...input, idempotency: claim('k2', 'one') }),
+      nodes[1]!.batches.create({ ...input, idempotency: claim('k2', 'two') }),
     ]);
     assert.deepEqual([first.kind, second.kind].sort(), ['created', 'idempotency_mismatch']);
   });
@@ -129,7 +130,7 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     const a = await account(5);
     const outcomes = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        nodes[i % 4]!.createBatchRequest({
+        nodes[i % 4]!.batches.create({
           accountId: a.id,
           keyId: 'k',
           mode: 'emails',
@@ -147,19 +148,19 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     assert.equal(outcomes.filter((o) => o.kind === 'insufficient_credits').length, 7);
     const verifies = await Promise.all(
       [0, 1, 2].map((i) =>
-        nodes[i]!.startVerification({ accountId: a.id, keyId: 'k', email: 'x@y.example', billable: true, idempotency: { ...claim(`v-${i}`), route: 'POST /v1/verify' }, now: new Date(), leaseExpiresAt: new Date(Date.now() + 60_000) }),
+        nodes[i]!.verifications.start({ accountId: a.id, keyId: 'k', email: 'x@y.example', billable: true, idempotency: { ...claim(`v-${i}`), route: 'POST /v1/verify' }, now: new Date(), leaseExpiresAt: new Date(Date.now() + 60_000) }),
       ),
     );
     assert.deepEqual(
       verifies.map((v) => v.kind),
       ['insufficient_credits', 'insufficient_credits', 'insufficient_credits'],
     );
-    assert.deepEqual(await nodes[2]!.getBalance(a.id), { granted: 5, debited: 0, held: 5, available: 0 });
+    assert.deepEqual(await nodes[2]!.ledger.getBalance(a.id), { granted: 5, debited: 0, held: 5, available: 0 });
   });
 
   test('workers claiming at once never receive the same item, and each chunk comes grouped by domain', async () => {
     const a = await account(1000);
-    const created = await nodes[0]!.createBatchRequest({
+    const created = await nodes[0]!.batches.create({
       accountId: a.id,
       keyId: 'k',
       mode: 'emails',
@@ -179,7 +180,7 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     let mine = 0;
     for (let round = 0; round < 40 && mine < 400; round++) {
       const chunks = await Promise.all(
-        [0, 1, 2, 3].map((w) => nodes[w]!.claimItems({ owner: `w${w}`, affinity: `w${w}`, now: new Date(), leaseMs: 60_000, limit: 20, affinityGraceMs: 60_000 })),
+        [0, 1, 2, 3].map((w) => nodes[w]!.work.claim({ owner: `w${w}`, affinity: `w${w}`, now: new Date(), leaseMs: 60_000, limit: 20, affinityGraceMs: 60_000 })),
       );
       chunks.forEach((chunk, w) => {
         for (const item of chunk) {
@@ -195,13 +196,13 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
       });
     }
     assert.equal(mine, 400);
-    const view = await nodes[3]!.getRequest(a.id, created.kind === 'created' ? created.request.id : '');
+    const view = await nodes[3]!.batches.get(a.id, created.kind === 'created' ? created.request.id : '');
     assert.equal(view?.state, 'running');
   });
 
   test('an expired lease is taken over, and a result recorded by both the slow and the new worker is billed once', async () => {
     const a = await account(10);
-    const created = await nodes[0]!.createBatchRequest({
+    const created = await nodes[0]!.batches.create({
       accountId: a.id,
       keyId: 'k',
       mode: 'emails',
@@ -215,21 +216,21 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     });
     assert.equal(created.kind, 'created');
     const t0 = new Date();
-    const first = await nodes[0]!.claimItems({ owner: 'slow', affinity: 'slow', now: t0, leaseMs: 1_000, limit: 10, affinityGraceMs: 0 });
+    const first = await nodes[0]!.work.claim({ owner: 'slow', affinity: 'slow', now: t0, leaseMs: 1_000, limit: 10, affinityGraceMs: 0 });
     const mine = first.filter((i) => i.email === 'solo@lease.example');
     assert.equal(mine.length, 1);
     const later = new Date(t0.getTime() + 5_000);
-    const second = await nodes[1]!.claimItems({ owner: 'fresh', affinity: 'fresh', now: later, leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
+    const second = await nodes[1]!.work.claim({ owner: 'fresh', affinity: 'fresh', now: later, leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
     const taken = second.find((i) => i.itemId === mine[0]!.itemId);
     assert.ok(taken, 'the expired item is handed to the next worker');
     assert.equal(taken.attempts, 1);
     const results = await Promise.all(
-      [nodes[0]!, nodes[1]!, nodes[2]!].map((n) => n.recordItemResult({ kind: 'final', itemId: taken.itemId, result: deliverable(later), now: later, retentionDays: 30 })),
+      [nodes[0]!, nodes[1]!, nodes[2]!].map((n) => n.batches.recordItemResult({ kind: 'final', itemId: taken.itemId, result: deliverable(later), now: later, retentionDays: 30 })),
     );
     assert.equal(results.filter((r) => r.recorded).length, 1);
     assert.equal(results.filter((r) => r.finalizedRequest).length, 1);
-    assert.deepEqual(await nodes[3]!.getBalance(a.id), { granted: 10, debited: 1, held: 0, available: 9 });
-    const slice = await nodes[2]!.getResultsSlice({ accountId: a.id, requestId: taken.requestId, afterSeq: 0, limit: 10 });
+    assert.deepEqual(await nodes[3]!.ledger.getBalance(a.id), { granted: 10, debited: 1, held: 0, available: 9 });
+    const slice = await nodes[2]!.batches.resultsSlice({ accountId: a.id, requestId: taken.requestId, afterSeq: 0, limit: 10 });
     assert.equal(slice?.rows.length, 1);
     assert.equal(slice?.request.state, 'completed');
     assert.equal(slice?.request.counters.creditsDebited, 1);
@@ -238,7 +239,7 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
   test('results written together come back exactly as handed in, whatever characters the server replied with', async () => {
     const a = await account(10);
     const replies = ['plain', 'a "quoted" reply \\ with a backslash', 'unicode é 😀 \u2028', 'nul \u0000 byte', 'lone surrogate \ud800 here'];
-    const created = await nodes[0]!.createBatchRequest({
+    const created = await nodes[0]!.batches.create({
       accountId: a.id,
       keyId: 'k',
       mode: 'emails',
@@ -252,7 +253,7 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     });
     assert.equal(created.kind, 'created');
     const requestId = created.kind === 'created' ? created.request.id : '';
-    const claimed = (await nodes[1]!.claimItems({ owner: 'odd', affinity: 'odd', now: new Date(), leaseMs: 60_000, limit: 100, affinityGraceMs: 60_000 })).filter(
+    const claimed = (await nodes[1]!.work.claim({ owner: 'odd', affinity: 'odd', now: new Date(), leaseMs: 60_000, limit: 100, affinityGraceMs: 60_000 })).filter(
       (i) => i.requestId === requestId,
     );
     assert.equal(claimed.length, replies.length);
@@ -262,9 +263,9 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
       return { ...base, legacy: { ...base.legacy, reason: replies[Number(/odd(\d+)@/.exec(email)?.[1])] ?? '' } };
     };
     // All at once on one node: they are gathered into shared writes (one bad one falls back to one by one).
-    const outcomes = await Promise.all(claimed.map((i) => nodes[1]!.recordItemResult({ kind: 'final', itemId: i.itemId, result: resultFor(i.email), now, retentionDays: 30 })));
+    const outcomes = await Promise.all(claimed.map((i) => nodes[1]!.batches.recordItemResult({ kind: 'final', itemId: i.itemId, result: resultFor(i.email), now, retentionDays: 30 })));
     assert.equal(outcomes.filter((o) => o.recorded).length, replies.length);
-    const slice = await nodes[2]!.getResultsSlice({ accountId: a.id, requestId, afterSeq: 0, limit: 100 });
+    const slice = await nodes[2]!.batches.resultsSlice({ accountId: a.id, requestId, afterSeq: 0, limit: 100 });
     assert.equal(slice?.rows.length, replies.length);
     for (const row of slice?.rows ?? []) {
       const { email, finalSeq, ...stored } = row;
@@ -277,7 +278,7 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     const a = await account(100);
     const addresses = emails(40, 4);
     const make = async (key: string) => {
-      const created = await nodes[0]!.createBatchRequest({
+      const created = await nodes[0]!.batches.create({
         accountId: a.id,
         keyId: 'k',
         mode: 'emails',
@@ -295,18 +296,18 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     // Two requests with the same addresses: each address is checked twice by one account.
     const requests = [await make('many-1'), await make('many-2')];
     const claimed = (
-      await nodes[1]!.claimItems({ owner: 'many', affinity: 'many', now: new Date(), leaseMs: 3_600_000, limit: 1000, affinityGraceMs: 3_600_000 })
+      await nodes[1]!.work.claim({ owner: 'many', affinity: 'many', now: new Date(), leaseMs: 3_600_000, limit: 1000, affinityGraceMs: 3_600_000 })
     ).filter((i) => requests.includes(i.requestId));
     assert.equal(claimed.length, 80);
     const now = new Date();
     // Every item twice, all at once, on one node: duplicates land in the same gathered write.
     const outcomes = await Promise.all(
-      [...claimed, ...claimed].map((i) => nodes[1]!.recordItemResult({ kind: 'final', itemId: i.itemId, result: deliverable(now), now, retentionDays: 30 })),
+      [...claimed, ...claimed].map((i) => nodes[1]!.batches.recordItemResult({ kind: 'final', itemId: i.itemId, result: deliverable(now), now, retentionDays: 30 })),
     );
     assert.equal(outcomes.filter((o) => o.recorded).length, 80);
     assert.equal(outcomes.filter((o) => o.finalizedRequest).length, 2);
     for (const requestId of requests) {
-      const slice = await nodes[2]!.getResultsSlice({ accountId: a.id, requestId, afterSeq: 0, limit: 200 });
+      const slice = await nodes[2]!.batches.resultsSlice({ accountId: a.id, requestId, afterSeq: 0, limit: 200 });
       assert.deepEqual(
         slice?.rows.map((r) => r.finalSeq),
         Array.from({ length: 40 }, (_, i) => i + 1),
@@ -314,8 +315,8 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
       assert.equal(slice?.request.state, 'completed');
       assert.equal(slice?.request.finalization?.creditsDebited, 40);
     }
-    assert.deepEqual(await nodes[3]!.getBalance(a.id), { granted: 100, debited: 80, held: 0, available: 20 });
-    const verification = await nodes[0]!.startVerification({
+    assert.deepEqual(await nodes[3]!.ledger.getBalance(a.id), { granted: 100, debited: 80, held: 0, available: 20 });
+    const verification = await nodes[0]!.verifications.start({
       accountId: a.id,
       keyId: 'k',
       leaseExpiresAt: new Date(Date.now() + 60_000),
@@ -325,13 +326,13 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
       now,
     });
     assert.equal(verification.kind, 'created');
-    const done = await nodes[0]!.completeVerification({ verificationId: verification.kind === 'created' ? verification.verification.id : '', result: deliverable(now), now });
+    const done = await nodes[0]!.verifications.complete({ verificationId: verification.kind === 'created' ? verification.verification.id : '', result: deliverable(now), now });
     assert.equal(done.result?.envelope.history?.checks, 2, 'both batch checks of the address are in its history');
   });
 
   test('a greylisted item returns to the worker that saw it, and to anyone once the grace period is over', async () => {
     const a = await account(10);
-    await nodes[0]!.createBatchRequest({
+    await nodes[0]!.batches.create({
       accountId: a.id,
       keyId: 'k',
       mode: 'emails',
@@ -345,25 +346,25 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     });
     // Other tests' items are all claimed or final by now; drain anything pending first.
     const t0 = new Date();
-    const drained = await nodes[0]!.claimItems({ owner: 'A#1', affinity: 'A', now: t0, leaseMs: 3_600_000, limit: 1000, affinityGraceMs: 3_600_000 });
+    const drained = await nodes[0]!.work.claim({ owner: 'A#1', affinity: 'A', now: t0, leaseMs: 3_600_000, limit: 1000, affinityGraceMs: 3_600_000 });
     const grey = drained.find((i) => i.email === 'grey@grey.example');
     assert.ok(grey);
     const due = new Date(t0.getTime() + 1_000);
-    await nodes[0]!.recordItemResult({ kind: 'recheck', itemId: grey.itemId, affinity: 'A', recheckAt: due, now: t0 });
+    await nodes[0]!.batches.recordItemResult({ kind: 'recheck', itemId: grey.itemId, affinity: 'A', recheckAt: due, now: t0 });
     const at = (ms: number) => new Date(due.getTime() + ms);
     const claimAs = (node: number, affinity: string, now: Date) =>
-      nodes[node]!.claimItems({ owner: `${affinity}#${node}`, affinity, now, leaseMs: 3_600_000, limit: 10, affinityGraceMs: 10_000 });
+      nodes[node]!.work.claim({ owner: `${affinity}#${node}`, affinity, now, leaseMs: 3_600_000, limit: 10, affinityGraceMs: 10_000 });
     assert.equal((await claimAs(1, 'B', at(1_000))).some((i) => i.itemId === grey.itemId), false);
     const back = await claimAs(2, 'A', at(1_000));
     assert.equal(back.find((i) => i.itemId === grey.itemId)?.rechecks, 1);
-    await nodes[2]!.releaseClaims('A#2', [grey.itemId]);
+    await nodes[2]!.work.release('A#2', [grey.itemId]);
     assert.equal((await claimAs(3, 'B', at(11_000))).some((i) => i.itemId === grey.itemId), true);
   });
 
   test('rate-limit buckets are shared: requests spread over two nodes together get one burst', async () => {
     const now = new Date();
     const decisions = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => nodes[i % 2]!.consumeRateToken({ keyId: 'shared-key', now, perSecond: 1, burst: 10 })),
+      Array.from({ length: 30 }, (_, i) => nodes[i % 2]!.rateLimits.consumeToken({ keyId: 'shared-key', now, perSecond: 1, burst: 10 })),
     );
     assert.equal(decisions.filter((d) => d.allowed).length, 10);
     const refused = decisions.find((d) => !d.allowed);
@@ -372,7 +373,7 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
 });
 
 describe('PostgreSQL claims take whole domains', { skip }, () => {
-  let store: Store;
+  let store: Backend;
   let db: pg.Client;
   let drop: (() => Promise<void>) | null = null;
 
@@ -380,7 +381,7 @@ describe('PostgreSQL claims take whole domains', { skip }, () => {
     const own = await freshDatabase();
     if (own.kind !== 'ready') throw new Error('no database');
     drop = () => own.db.drop();
-    store = await openStore(own.db.url);
+    store = await openBackend(own.db.url);
     db = new pg.Client({ connectionString: own.db.url });
     await db.connect();
   });
@@ -392,10 +393,10 @@ describe('PostgreSQL claims take whole domains', { skip }, () => {
   });
 
   test('a claim stops before a domain that does not fit, and skips a domain another claim is taking', async () => {
-    const a = await store.createAccount({ name: 'whole-domains', credits: 100, now: new Date() });
+    const a = await store.accounts.createAccount({ name: 'whole-domains', credits: 100, now: new Date() });
     assert.ok(a);
     const items = ['a', 'b', 'c', 'd'].flatMap((d) => Array.from({ length: 10 }, (_, i) => ({ email: `u${i}@${d}.example`, domain: `${d}.example` })));
-    const created = await store.createBatchRequest({
+    const created = await store.batches.create({
       accountId: a.id,
       keyId: 'k',
       mode: 'emails',
@@ -410,7 +411,7 @@ describe('PostgreSQL claims take whole domains', { skip }, () => {
     assert.equal(created.kind, 'created');
     const requestId = created.kind === 'created' ? created.request.id : '';
     const claimOf = async (limit: number) =>
-      (await store.claimItems({ owner: 'w', affinity: 'w', now: new Date(), leaseMs: 60_000, limit, affinityGraceMs: 60_000 })).map((i) => i.domain);
+      (await store.work.claim({ owner: 'w', affinity: 'w', now: new Date(), leaseMs: 60_000, limit, affinityGraceMs: 60_000 })).map((i) => i.domain);
     // 25 fit a.example and b.example whole; c.example would be split, so it waits for the next claim.
     assert.deepEqual(await claimOf(25), [...Array(10).fill('a.example'), ...Array(10).fill('b.example')]);
     // Another claim (another worker) is taking c.example right now: this one takes d.example.

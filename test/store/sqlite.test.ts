@@ -4,19 +4,18 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { openStore } from '../../src/store/open-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openBackend } from '../../src/store/open-backend.js';
 import { timeOrderedId } from '../../src/store/time-ordered-id.js';
 import Database from 'better-sqlite3';
 import type { ItemGroup } from '../../src/store/billing-rules.js';
 import { runStoreContract } from './contract.js';
 
-runStoreContract('sqlite in memory', () => openStore('sqlite::memory:'));
+runStoreContract('sqlite in memory', () => openBackend('sqlite::memory:'));
 
 const dir = mkdtempSync(join(tmpdir(), 'presend-store-'));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 const contractFile = join(dir, 'store.db');
-runStoreContract('sqlite file', () => openStore(`sqlite:${contractFile}`), {
+runStoreContract('sqlite file', () => openBackend(`sqlite:${contractFile}`), {
   async countItems(requestId) {
     const db = new Database(contractFile, { readonly: true });
     try {
@@ -31,23 +30,23 @@ runStoreContract('sqlite file', () => openStore(`sqlite:${contractFile}`), {
 
 test('a key revoked by another process on the same file stops working at once, though lookups are cached', async () => {
   const url = `sqlite:${join(dir, 'two-processes.db')}`;
-  const server = await openStore(url);
+  const server = await openBackend(url);
   await server.migrate();
-  const admin = await openStore(url); // what `presend keys revoke` opens in its own process
+  const admin = await openBackend(url); // what `presend keys revoke` opens in its own process
   try {
     const now = new Date();
-    const account = await server.createAccount({ name: 'cached', credits: 0, now });
+    const account = await server.accounts.createAccount({ name: 'cached', credits: 0, now });
     assert.ok(account);
-    await server.createApiKey({ accountId: account.id, hash: 'h-cached', displayPrefix: 'ps_live.cached', mode: 'live', now });
-    assert.equal((await server.findActiveKey('h-cached'))?.accountId, account.id);
-    assert.equal((await server.findActiveKey('h-cached'))?.accountId, account.id, 'served again (from the cache)');
-    assert.equal(await admin.revokeApiKeys('ps_live.cached', now), 1);
-    assert.equal(await server.findActiveKey('h-cached'), null);
+    await server.accounts.createApiKey({ accountId: account.id, hash: 'h-cached', displayPrefix: 'ps_live.cached', mode: 'live', now });
+    assert.equal((await server.accounts.findActiveKey('h-cached'))?.accountId, account.id);
+    assert.equal((await server.accounts.findActiveKey('h-cached'))?.accountId, account.id, 'served again (from the cache)');
+    assert.equal(await admin.accounts.revokeApiKeys('ps_live.cached', now), 1);
+    assert.equal(await server.accounts.findActiveKey('h-cached'), null);
     // A rate limit set elsewhere is seen on the next lookup as well.
-    await admin.createApiKey({ accountId: account.id, hash: 'h-second', displayPrefix: 'ps_live.second', mode: 'live', now });
-    assert.equal((await server.findActiveKey('h-second'))?.rateLimitBurst, null);
-    await admin.setAccountRateLimit(account.id, 3, 7);
-    assert.equal((await server.findActiveKey('h-second'))?.rateLimitBurst, 7);
+    await admin.accounts.createApiKey({ accountId: account.id, hash: 'h-second', displayPrefix: 'ps_live.second', mode: 'live', now });
+    assert.equal((await server.accounts.findActiveKey('h-second'))?.rateLimitBurst, null);
+    await admin.accounts.setAccountRateLimit(account.id, 3, 7);
+    assert.equal((await server.accounts.findActiveKey('h-second'))?.rateLimitBurst, 7);
   } finally {
     await admin.close();
     await server.close();
@@ -56,24 +55,23 @@ test('a key revoked by another process on the same file stops working at once, t
 
 test('a long-running store checkpoints its WAL from a background thread, and closes it cleanly', async () => {
   const path = join(dir, 'checkpointed.db');
-  const store = new SqliteStore(`sqlite:${path}`, { longRunning: true });
-  await store.migrate();
-  const account = await store.createAccount({ name: 'wal', credits: 0, now: new Date() });
+  const store = await openBackend(`sqlite:${path}`, { longRunning: true });
+  const account = await store.accounts.createAccount({ name: 'wal', credits: 0, now: new Date() });
   assert.ok(account);
-  const list = await store.createList({ accountId: account.id, name: 'big', now: new Date() });
+  const list = await store.lists.createList({ accountId: account.id, name: 'big', now: new Date() });
   const before = statSync(path).size;
   // ≈ 6 MB of pages, written to the WAL; the serving connection alone would not checkpoint
   // them (its threshold is 10,000 pages), so the database file grows only by the thread's work.
   const emails = Array.from({ length: 60_000 }, (_, i) => `someone.with.a.long.local.part.${i}@example-${i % 100}.test`);
-  await store.appendListEntries(list.id, emails);
+  await store.lists.appendListEntries(list.id, emails);
   const deadline = Date.now() + 10_000;
   while (statSync(path).size < before + 4_000_000) {
     assert.ok(Date.now() < deadline, `database file still ${statSync(path).size} bytes: nothing was checkpointed`);
     await new Promise((r) => setTimeout(r, 50));
   }
   await store.close();
-  const reopened = await openStore(`sqlite:${path}`);
-  assert.equal(await reopened.getBalance(account.id).then((b) => b.granted), 0);
+  const reopened = await openBackend(`sqlite:${path}`);
+  assert.equal(await reopened.ledger.getBalance(account.id).then((b) => b.granted), 0);
   await reopened.close();
 });
 

@@ -1,17 +1,17 @@
 /** Operational routes, outside the versioned interface and without authentication. */
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../../store/store.js';
+import type { Backend } from '../../store/backend.js';
 import type { Metrics } from '../../service/metrics.js';
 import { ApiError } from '../errors.js';
 import { renderDocsPage } from '../docs-page.js';
 
-export function opsRoutes(app: FastifyInstance, deps: { store: Store; metrics: Metrics; isShuttingDown: () => boolean }): void {
+export function opsRoutes(app: FastifyInstance, deps: { backend: Pick<Backend, 'ping'>; metrics: Metrics; isShuttingDown: () => boolean }): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async () => {
     if (deps.isShuttingDown()) throw new ApiError('service_unavailable', 'Shutting down.');
     try {
-      await deps.store.ping();
+      await deps.backend.ping();
     } catch {
       throw new ApiError('service_unavailable', 'The store is not reachable.');
     }

@@ -12,8 +12,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  $ presend accounts create acme --credits 1000')
     .action(async (name: string, flags: { credits: string; database?: string; json?: boolean }) =>
-      runAdmin(flags, async (store) => {
-        const { account, balance } = await createAccount(store, name, parseCredits(flags.credits));
+      runAdmin(flags, async (backend) => {
+        const { account, balance } = await createAccount(backend, name, parseCredits(flags.credits));
         return {
           text: `account ${account.name} created (id ${account.id}), ${balance.available} credits`,
           json: { account: { id: account.id, name: account.name, createdAt: account.createdAt }, balance },
@@ -30,11 +30,11 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  $ presend accounts rate-limit acme --per-second 100 --burst 200')
     .action(async (name: string, flags: { perSecond?: string; burst?: string; default?: boolean; database?: string; json?: boolean }) =>
-      runAdmin(flags, async (store) => {
+      runAdmin(flags, async (backend) => {
         const perSecond = flags.default ? null : flags.perSecond === undefined ? null : parseCredits(flags.perSecond);
         const burst = flags.default ? null : flags.burst === undefined ? null : parseCredits(flags.burst);
         if (!flags.default && (perSecond === null || burst === null)) throw new AdminRefusal('give --per-second and --burst, or --default', 2);
-        const a = await setRateLimit(store, name, perSecond, burst);
+        const a = await setRateLimit(backend, name, perSecond, burst);
         const text = perSecond === null ? `${a.name}: service default rate limit` : `${a.name}: ${perSecond}/s per key, bursts of ${burst}`;
         return { text, json: { account: a.name, rateLimitPerSecond: perSecond, rateLimitBurst: burst } };
       }),

@@ -12,8 +12,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  $ presend credits grant --account acme 5000')
     .action(async (n: string, flags: { account: string; database?: string; json?: boolean }) =>
-      runAdmin(flags, async (store) => {
-        const balance = await grantCredits(store, flags.account, parseCredits(n));
+      runAdmin(flags, async (backend) => {
+        const balance = await grantCredits(backend, flags.account, parseCredits(n));
         return { text: `${flags.account}: ${balance.available} credits available (${balance.held} held)`, json: { balance } };
       }),
     );

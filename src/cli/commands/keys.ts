@@ -15,8 +15,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  $ presend keys create --account acme\n  Store the key now: it is not shown again.')
     .action(async (flags: { account: string; test?: boolean; database?: string; json?: boolean }) =>
-      runAdmin(flags, async (store) => {
-        const { key, record } = await createKey(store, flags.account, flags.test ? 'test' : 'live');
+      runAdmin(flags, async (backend) => {
+        const { key, record } = await createKey(backend, flags.account, flags.test ? 'test' : 'live');
         return {
           text: `${key}\n(shown once; display prefix ${record.displayPrefix})`,
           json: { key, displayPrefix: record.displayPrefix, mode: record.mode, createdAt: record.createdAt },
@@ -30,8 +30,8 @@ export function register(program: Command): void {
     .option(...DB)
     .option('--json', 'print JSON')
     .action(async (flags: { account: string; database?: string; json?: boolean }) =>
-      runAdmin(flags, async (store) => {
-        const list = await listKeys(store, flags.account);
+      runAdmin(flags, async (backend) => {
+        const list = await listKeys(backend, flags.account);
         const rows = list.map((k) => ({ displayPrefix: k.displayPrefix, mode: k.mode, createdAt: k.createdAt, revokedAt: k.revokedAt }));
         const text = rows.length === 0 ? '(no keys)' : rows.map((r) => `${r.displayPrefix}…  ${r.mode}  created ${r.createdAt}${r.revokedAt ? `  revoked ${r.revokedAt}` : ''}`).join('\n');
         return { text, json: rows };
@@ -43,8 +43,8 @@ export function register(program: Command): void {
     .option(...DB)
     .option('--json', 'print JSON')
     .action(async (prefix: string, flags: { database?: string; json?: boolean }) =>
-      runAdmin(flags, async (store) => {
-        const revoked = await revokeKeys(store, prefix);
+      runAdmin(flags, async (backend) => {
+        const revoked = await revokeKeys(backend, prefix);
         return { text: `${revoked} key(s) revoked`, json: { revoked } };
       }),
     );

@@ -13,8 +13,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  $ presend lists import customers.csv --account acme --name "Q3 customers"')
     .action(async (file: string, flags: { account: string; name?: string; database?: string; json?: boolean }) =>
-      runAdmin(flags, async (store) => {
-        const list = await importList(store, flags.account, file, flags.name ?? null);
+      runAdmin(flags, async (backend) => {
+        const list = await importList(backend, flags.account, file, flags.name ?? null);
         return { text: list.id, json: { id: list.id, name: list.name, state: list.state, entries: list.entries } };
       }),
     );

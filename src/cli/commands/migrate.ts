@@ -9,6 +9,6 @@ export function register(program: Command): void {
     .option('--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)')
     .option('--json', 'print JSON')
     .action(async (flags: { database?: string; json?: boolean }) =>
-      runAdmin(flags, async (store) => ({ text: `store ready (${store.kind})`, json: { store: store.kind, migrated: true } })),
+      runAdmin(flags, async (backend) => ({ text: `store ready (${backend.kind})`, json: { store: backend.kind, migrated: true } })),
     );
 }

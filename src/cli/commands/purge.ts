@@ -1,6 +1,5 @@
 /** `presend purge`: delete requests past their retentionExpiresAt now (serve also does it periodically). */
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
 import { runAdmin } from '../../service/admin.js';
 
 export function register(program: Command): void {
@@ -10,8 +9,8 @@ export function register(program: Command): void {
     .option('--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)')
     .option('--json', 'print JSON')
     .action(async (flags: { database?: string; json?: boolean }) =>
-      runAdmin(flags, async (store) => {
-        const purged = await store.purgeExpired(new Date(), loadConfig().retentionDays);
+      runAdmin(flags, async (backend, config) => {
+        const purged = await backend.retention.purgeExpired(new Date(), config.retentionDays);
         return { text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s)`, json: purged };
       }),
     );

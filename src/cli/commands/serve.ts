@@ -1,11 +1,11 @@
 /** `presend serve [--host] [--port] [--no-worker]`: the HTTP service, with the embedded worker by default. */
 import type { Command } from 'commander';
-import { ConfigError, loadConfig } from '../../config.js';
+import { ConfigError, loadCommandConfig } from '../../config.js';
 import type { PresendConfig } from '../../config.js';
 import { startServer } from '../../server.js';
+import type { RunningServer } from '../../server.js';
 import { loadEngines } from '../../service/load-engines.js';
-import { workerTuning } from '../../service/worker-tuning.js';
-import { openSharedEngineState } from '../../store/postgres/shared-engine-state.js';
+import { openBackend } from '../../store/open-backend.js';
 
 interface ServeFlags {
   host?: string;
@@ -25,45 +25,30 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExamples:\n  $ presend serve\n  $ presend serve --host 0.0.0.0 --port 8080 --no-worker')
     .action(async (flags: ServeFlags) => {
       let config: PresendConfig;
-      let tuning: ReturnType<typeof workerTuning>;
       try {
         // Flags override the environment and go through the same validation (DESIGN.md §2).
-        const env = { ...process.env };
-        if (flags.host) env.PRESEND_HOST = flags.host;
-        if (flags.port !== undefined) env.PRESEND_PORT = flags.port;
-        if (flags.database) env.PRESEND_DATABASE_URL = flags.database;
-        config = loadConfig(env);
-        tuning = workerTuning();
+        config = loadCommandConfig({ PRESEND_HOST: flags.host || undefined, PRESEND_PORT: flags.port, PRESEND_DATABASE_URL: flags.database || undefined });
       } catch (err) {
         process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);
         process.exit(err instanceof ConfigError ? 2 : 1);
       }
-      // On PostgreSQL the per-MX session limit and the domain facts are shared with the workers.
-      const shared = await openSharedEngineState(config);
-      let server: Awaited<ReturnType<typeof startServer>>;
+      let server: RunningServer;
       try {
-        server = await startServer({
-          config,
-          engines: loadEngines(config, process.env, shared?.deps),
-          worker: flags.worker ? tuning : false,
-          ...(tuning.leaseMs !== undefined ? { verifyLeaseMs: tuning.leaseMs } : {}),
-        });
+        const backend = await openBackend(config.databaseUrl, { config, longRunning: true });
+        // The engine's session limiter and facts cache come from the backend: shared with every worker on PostgreSQL.
+        server = await startServer({ config, backend, engines: loadEngines(config, backend.engineState), worker: flags.worker });
       } catch (err) {
         // e.g. the port is taken or the store cannot be opened: say so in one line.
         process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);
-        await shared?.close();
         process.exit(1);
       }
-      server.app.log.info({ url: server.url, worker: flags.worker, store: server.store.kind }, 'presend serving');
+      server.app.log.info({ url: server.url, worker: flags.worker, store: server.backend.kind }, 'presend serving');
       const stop = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');
-        void server
-          .close()
-          .then(() => shared?.close())
-          .then(
-            () => process.exit(0),
-            () => process.exit(1),
-          );
+        void server.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));

@@ -1,14 +1,11 @@
 /** `presend worker`: only a batch worker, on the same store as the API nodes (scale-out, DESIGN.md §1). */
 import type { Command } from 'commander';
-import { ConfigError, loadConfig } from '../../config.js';
+import { ConfigError, loadCommandConfig } from '../../config.js';
 import type { PresendConfig } from '../../config.js';
-import { openStore } from '../../store/open-store.js';
-import { openQueue } from '../../queue/open-queue.js';
-import { BatchWorker } from '../../queue/worker.js';
+import { openBackend } from '../../store/open-backend.js';
+import { BatchRunner, batchRunnerOptions } from '../../service/batch-runner.js';
 import { loadEngines } from '../../service/load-engines.js';
 import { closeEngines } from '../../service/engines.js';
-import { workerTuning } from '../../service/worker-tuning.js';
-import { openSharedEngineState } from '../../store/postgres/shared-engine-state.js';
 
 export function register(program: Command): void {
   program
@@ -17,39 +14,24 @@ export function register(program: Command): void {
     .option('--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)')
     .action(async (flags: { database?: string }) => {
       let config: PresendConfig;
-      let tuning: ReturnType<typeof workerTuning>;
       try {
-        config = loadConfig(process.env, flags.database ? { databaseUrl: flags.database } : {});
-        tuning = workerTuning();
+        config = loadCommandConfig({ PRESEND_DATABASE_URL: flags.database || undefined });
       } catch (err) {
         process.stderr.write(`presend worker: ${err instanceof Error ? err.message : String(err)}\n`);
         process.exit(err instanceof ConfigError ? 2 : 1);
       }
-      const store = await openStore(config.databaseUrl, { longRunning: true });
-      const queue = await openQueue(config.databaseUrl);
-      // On PostgreSQL the per-MX session limit and the domain facts are shared with every other worker.
-      const shared = await openSharedEngineState(config);
-      const engines = loadEngines(config, process.env, shared?.deps);
+      const backend = await openBackend(config.databaseUrl, { config, longRunning: true });
+      // The engine's session limiter and facts cache come from the backend: shared with every other worker on PostgreSQL.
+      const engines = loadEngines(config, backend.engineState);
       const log = (msg: string, extra?: Record<string, unknown>) =>
         process.stderr.write(JSON.stringify({ level: 'warn', time: Date.now(), msg, ...extra }) + '\n');
-      const worker = new BatchWorker({
-        store,
-        queue,
-        engines,
-        recheckDelayMs: config.recheckDelayMs,
-        retentionDays: config.retentionDays,
-        chunkSize: config.workerConcurrency,
-        log,
-        ...tuning,
-      });
+      const worker = new BatchRunner({ ...batchRunnerOptions(config, backend, engines), log });
       worker.start();
-      process.stderr.write(JSON.stringify({ level: 'info', time: Date.now(), msg: 'presend worker running', owner: worker.owner, store: store.kind }) + '\n');
+      process.stderr.write(JSON.stringify({ level: 'info', time: Date.now(), msg: 'presend worker running', owner: worker.owner, store: backend.kind }) + '\n');
       const stop = async () => {
         await worker.stop();
-        await queue.close();
         await closeEngines(engines);
-        await shared?.close();
-        await store.close();
+        await backend.close();
         process.exit(0);
       };
       process.once('SIGTERM', () => void stop());

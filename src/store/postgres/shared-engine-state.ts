@@ -5,46 +5,38 @@
  * all of them. On SQLite there is nothing to share across hosts: the engine keeps its
  * in-memory defaults.
  *
- * pg and the adapters are imported only for a PostgreSQL URL, so a SQLite install never loads them.
- *
- * Settings: PRESEND_MX_SLOT_LEASE_MS (how long a dead worker's session slot stays taken,
- * default 15000), PRESEND_SHARED_POOL_SIZE (connections for slots and facts, default 4).
+ * Settings (src/config.ts): mxSlotLeaseMs (how long a dead worker's session slot stays taken),
+ * sharedPoolSize (connections for slots and facts).
  */
 import type { PresendConfig } from '../../config.js';
 import type { FactsCache, SessionLimiter } from '../../core/ports.js';
+import { createPool } from './database.js';
+import { createPgSessionLimiter } from './limiter.js';
+import { createPgFactsCache } from './facts-cache.js';
 
 export interface SharedEngineState {
   deps: { limiter: SessionLimiter; cache: FactsCache };
+  /** Expired domain facts, and MX session slots left behind by dead workers. */
+  purgeExpired(): Promise<void>;
   close(): Promise<void>;
 }
 
-function intFromEnv(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name}: expected an integer ≥ ${min}, got "${raw}"`);
-  return Number(raw);
-}
-
-export async function openSharedEngineState(
-  config: Pick<PresendConfig, 'databaseUrl' | 'maxSessionsPerMx'>,
-  env: Record<string, string | undefined> = process.env,
-): Promise<SharedEngineState | null> {
-  if (!/^postgres(ql)?:\/\//.test(config.databaseUrl)) return null;
-  const leaseMs = intFromEnv(env, 'PRESEND_MX_SLOT_LEASE_MS', 15_000, 300);
-  const poolSize = intFromEnv(env, 'PRESEND_SHARED_POOL_SIZE', 4, 1);
-  const [{ createPool }, { createPgSessionLimiter }, { createPgFactsCache }] = await Promise.all([
-    import('./database.js'),
-    import('./limiter.js'),
-    import('./facts-cache.js'),
-  ]);
+export function openSharedEngineState(
+  databaseUrl: string,
+  config: Pick<PresendConfig, 'maxSessionsPerMx' | 'mxSlotLeaseMs' | 'sharedPoolSize'>,
+): SharedEngineState {
   // Slot and fact writes sit on the path of every new SMTP session: they commit without waiting
   // for the WAL flush. A database crash can lose the last fraction of a second of them: a slot
   // that looks free again for at most one session (leases expire anyway), a fact probed again.
-  const pool = createPool(config.databaseUrl, { max: poolSize, applicationName: 'presend-engine', asyncCommit: true });
-  const limiter = createPgSessionLimiter(pool, { maxPerHost: config.maxSessionsPerMx, leaseMs });
+  const pool = createPool(databaseUrl, { max: config.sharedPoolSize, applicationName: 'presend-engine', asyncCommit: true });
+  const limiter = createPgSessionLimiter(pool, { maxPerHost: config.maxSessionsPerMx, leaseMs: config.mxSlotLeaseMs });
   const cache = createPgFactsCache(pool);
   return {
     deps: { limiter, cache },
+    async purgeExpired() {
+      await pool.query('DELETE FROM facts_cache WHERE expires_at < clock_timestamp()');
+      await pool.query('DELETE FROM mx_session_slots WHERE lease_expires_at < clock_timestamp()');
+    },
     async close() {
       await limiter.close();
       await pool.end();

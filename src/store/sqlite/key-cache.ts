@@ -7,6 +7,7 @@
  * cached (key guessing must not fill memory).
  */
 import type Database from 'better-sqlite3';
+import type { AccountsRole } from '../backend.js';
 import type { AuthenticatedKey } from '../store.js';
 
 const MAX_ENTRIES = 10_000;
@@ -22,7 +23,7 @@ export class KeyCache {
     this.dataVersion = this.version.get() as number;
   }
 
-  get(hash: string, lookup: (hash: string) => AuthenticatedKey | null): AuthenticatedKey | null {
+  async get(hash: string, lookup: (hash: string) => Promise<AuthenticatedKey | null>): Promise<AuthenticatedKey | null> {
     const now = this.version.get() as number;
     if (now !== this.dataVersion) {
       this.dataVersion = now;
@@ -30,7 +31,7 @@ export class KeyCache {
     }
     const cached = this.keys.get(hash);
     if (cached) return cached;
-    const found = lookup(hash);
+    const found = await lookup(hash);
     if (found) {
       if (this.keys.size >= MAX_ENTRIES) this.keys.clear();
       this.keys.set(hash, found);
@@ -42,4 +43,25 @@ export class KeyCache {
   clear(): void {
     this.keys.clear();
   }
+}
+
+/** The accounts role with its key lookups cached; changes made through it drop the cache. */
+export function withKeyCache(accounts: AccountsRole, db: Database.Database): AccountsRole {
+  const cache = new KeyCache(db);
+  return {
+    ...accounts,
+    findActiveKey: (hash) => cache.get(hash, accounts.findActiveKey),
+    // Dropped after the change too: a lookup while it was written may have cached the old row.
+    setAccountRateLimit: async (accountId, perSecond, burst) => {
+      cache.clear();
+      await accounts.setAccountRateLimit(accountId, perSecond, burst);
+      cache.clear();
+    },
+    revokeApiKeys: async (prefix, now) => {
+      cache.clear();
+      const revoked = await accounts.revokeApiKeys(prefix, now);
+      cache.clear();
+      return revoked;
+    },
+  };
 }

@@ -1,50 +1,55 @@
 /**
- * The batch worker: leases items from the store in chunks of whole domains (so the engine
+ * The batch runner (the service side of a worker): leases items from the work queue in chunks
+ * of whole domains (so the engine
  * reuses SMTP sessions), runs `engine.verifyMany`, and hands each result with its billing to the
  * store as it arrives (all-or-nothing per item; the store may share a transaction between
  * results). A loop claims its next chunk once the engine is done with the last one, while that
  * chunk's results are still being written. Greylisted items come back after the recheck delay to this
  * same worker (affinity, DESIGN.md §5); after the last recheck they become a TRANSIENT
  * non-verdict so the batch can finish. A crash leaves leases that expire and are taken over;
- * a result stored twice is a no-op in the store, so nothing is billed twice.
+ * a result stored twice is a no-op in the store, so nothing is billed twice. Leases are renewed
+ * every third of their length; one the store reports lost (another worker took the item over
+ * after a stall) is dropped: its result is not written by this runner, and a chunk whose items
+ * are all lost stops probing.
  */
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
-import type { ClaimedItem, Store } from '../store/store.js';
+import type { ClaimedItem } from '../store/store.js';
 import { toStoredResult } from '../store/store.js';
+import type { Backend, BatchesRole, WorkQueueRole } from '../store/backend.js';
+import type { PresendConfig } from '../config.js';
 import type { EngineResult } from '../core/types.js';
-import type { BatchQueue } from './queue.js';
-import { engineFor } from '../service/engines.js';
-import type { Engines } from '../service/engines.js';
-import type { Metrics } from '../service/metrics.js';
-import { failedResult, greylistExhausted } from '../service/envelopes.js';
+import { engineFor } from './engines.js';
+import type { Engines } from './engines.js';
+import type { Metrics } from './metrics.js';
+import { failedResult, greylistExhausted } from './envelopes.js';
 
-export interface WorkerOptions {
-  store: Store;
-  queue: BatchQueue;
+export interface BatchRunnerOptions {
+  work: WorkQueueRole;
+  batches: BatchesRole;
   engines: Engines;
   metrics?: Metrics;
   recheckDelayMs: number;
   retentionDays: number;
   /** Items per chunk handed to verifyMany. */
   chunkSize: number;
-  /** Chunks processed at once. */
-  parallelChunks?: number;
+  /** Chunks processed at once (config.workerParallelChunks). */
+  parallelChunks: number;
   /** Greylisting rechecks before the address is given up as TRANSIENT. */
   maxRechecks?: number;
-  /** How long a due recheck waits for its own worker before any worker may take it. Default max(recheckDelayMs, 60 s). */
-  affinityGraceMs?: number;
+  /** How long a due recheck waits for its own worker before any worker may take it (null: max(recheckDelayMs, 60 s)). */
+  affinityGraceMs: number | null;
   /** Claims of one item (crashes, engine failures) before it is given up as `failed`. */
   maxAttempts?: number;
-  leaseMs?: number;
-  pollMs?: number;
-  /** Affinity name: same name = same egress host. Default PRESEND_WORKER_ID or the host name. */
-  affinity?: string;
+  leaseMs: number;
+  /** How often an idle runner looks for work nobody announced (expired leases). */
+  pollMs: number;
+  /** Affinity name: same name = same egress host (config.workerId). */
+  affinity: string;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
   now?: () => Date;
 }
 
-export class BatchWorker {
+export class BatchRunner {
   readonly owner: string;
   readonly affinity: string;
   private readonly abort = new AbortController();
@@ -55,15 +60,15 @@ export class BatchWorker {
   private readonly recheckTimes = new Set<number>();
   private pruneAbove = 256;
 
-  constructor(private readonly o: WorkerOptions) {
-    this.affinity = o.affinity ?? process.env.PRESEND_WORKER_ID ?? hostname();
+  constructor(private readonly o: BatchRunnerOptions) {
+    this.affinity = o.affinity;
     this.owner = `${this.affinity}#${randomUUID()}`;
     this.now = o.now ?? (() => new Date());
-    this.leaseMs = o.leaseMs ?? 60_000;
+    this.leaseMs = o.leaseMs;
   }
 
   start(): void {
-    const n = this.o.parallelChunks ?? 2;
+    const n = this.o.parallelChunks;
     for (let i = 0; i < n; i++) this.loops.push(this.loop());
   }
 
@@ -81,7 +86,7 @@ export class BatchWorker {
     while (!signal.aborted) {
       let claimed: ClaimedItem[] = [];
       try {
-        claimed = await this.o.store.claimItems({
+        claimed = await this.o.work.claim({
           owner: this.owner,
           affinity: this.affinity,
           now: this.now(),
@@ -94,7 +99,7 @@ export class BatchWorker {
       }
       if (claimed.length === 0) {
         await draining;
-        await this.o.queue.waitForWork(signal, this.untilNextRecheck());
+        await this.o.work.waitForWork(signal, this.untilNextRecheck());
         continue;
       }
       try {
@@ -104,7 +109,7 @@ export class BatchWorker {
       } catch (err) {
         // A store outage mid-chunk: the leases expire and the items are taken up again.
         this.o.log?.('worker chunk failed', { err: String(err) });
-        await this.o.queue.waitForWork(signal, this.o.pollMs ?? 500);
+        await this.o.work.waitForWork(signal, this.o.pollMs);
       }
     }
     await draining;
@@ -121,7 +126,7 @@ export class BatchWorker {
 
   /** How long an idle loop may wait: its poll interval, or less when one of this worker's rechecks is due sooner. */
   private untilNextRecheck(): number {
-    const poll = this.o.pollMs ?? 500;
+    const poll = this.o.pollMs;
     const now = this.now().getTime();
     let next = Number.POSITIVE_INFINITY;
     for (const t of this.recheckTimes) {
@@ -151,10 +156,16 @@ export class BatchWorker {
         open.delete(item.itemId);
       }
     }
-    const renew = setInterval(() => {
-      const until = new Date(this.now().getTime() + this.leaseMs);
-      void this.o.store.renewLeases(this.owner, [...open.keys()], until).catch(() => undefined);
-    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    // Stops probing this chunk: on stop(), or once every item still open was taken over elsewhere.
+    const chunk = new AbortController();
+    const onStop = () => chunk.abort(this.abort.signal.reason);
+    this.abort.signal.addEventListener('abort', onStop, { once: true });
+    const renew = setInterval(() => void this.renew(open, chunk), Math.max(50, Math.floor(this.leaseMs / 3)));
+    const answer = (item: ClaimedItem, result: EngineResult) => {
+      // A lost item (not in `open` any more) belongs to its new holder: its result is not ours to write.
+      if (!open.delete(item.itemId)) return;
+      writes.push(this.store(item, result));
+    };
     try {
       for (const sandbox of [true, false]) {
         const group = [...open.values()].filter((i) => i.sandbox === sandbox);
@@ -166,27 +177,20 @@ export class BatchWorker {
             [...byEmail.keys()],
             (result) => {
               // After stop() the engine answers aborted checks as TRANSIENT: those are not results, hand the items back.
-              if (this.abort.signal.aborted) return;
-              const targets = byEmail.get(result.input) ?? byEmail.get(result.email) ?? [];
-              for (const item of targets) {
-                open.delete(item.itemId);
-                writes.push(this.store(item, result));
-              }
+              if (chunk.signal.aborted) return;
+              for (const item of byEmail.get(result.input) ?? byEmail.get(result.email) ?? []) answer(item, result);
             },
-            { signal: this.abort.signal },
+            { signal: chunk.signal },
           );
         } catch (err) {
           this.o.log?.('engine failed on a chunk; retrying its addresses one by one', { err: String(err) });
           // Isolate the address that breaks the engine so its chunk-mates still finish.
           for (const [email, targets] of byEmail) {
-            if (this.abort.signal.aborted || !targets.some((t) => open.has(t.itemId))) continue;
+            if (chunk.signal.aborted || !targets.some((t) => open.has(t.itemId))) continue;
             try {
-              const result = await engineFor(this.o.engines, sandbox).verify(email, { signal: this.abort.signal });
-              if (this.abort.signal.aborted) continue;
-              for (const item of targets) {
-                open.delete(item.itemId);
-                writes.push(this.store(item, result));
-              }
+              const result = await engineFor(this.o.engines, sandbox).verify(email, { signal: chunk.signal });
+              if (chunk.signal.aborted) continue;
+              for (const item of targets) answer(item, result);
             } catch (single) {
               this.o.log?.('engine failed on an address', { err: String(single), email });
             }
@@ -195,20 +199,42 @@ export class BatchWorker {
       }
     } finally {
       clearInterval(renew);
+      this.abort.signal.removeEventListener('abort', onStop);
     }
     return { drained: this.settle(writes, open) };
+  }
+
+  /** Renews the chunk's open leases; drops the items whose lease was lost, and stops the chunk once none is left. */
+  private async renew(open: Map<number, ClaimedItem>, chunk: AbortController): Promise<void> {
+    if (open.size === 0) return;
+    const until = new Date(this.now().getTime() + this.leaseMs);
+    try {
+      const lost = await this.o.work.renewLeases(this.owner, [...open.keys()], until);
+      if (lost.length === 0) return;
+      for (const id of lost) open.delete(id);
+      this.o.log?.('leases lost: another worker took these items over; this worker stops them', { lost: lost.length, itemIds: lost.slice(0, 20) });
+      if (open.size === 0) chunk.abort(new Error('every lease of the chunk was lost'));
+    } catch (err) {
+      // The next renewal retries; a lease is three renewal periods long.
+      this.o.log?.('could not renew leases', { err: String(err), items: open.size });
+    }
   }
 
   private async settle(writes: Promise<void>[], open: Map<number, ClaimedItem>): Promise<void> {
     await Promise.all(writes);
     if (open.size === 0) return;
-    if (this.abort.signal.aborted) {
-      await this.o.store.releaseClaims(this.owner, [...open.keys()]).catch(() => undefined);
-      return;
+    const ids = [...open.keys()];
+    try {
+      if (this.abort.signal.aborted) {
+        await this.o.work.release(this.owner, ids);
+        return;
+      }
+      // The engine did not answer for these (it threw): retry after a short back-off via lease expiry.
+      await this.o.work.renewLeases(this.owner, ids, new Date(this.now().getTime() + Math.min(this.leaseMs, 2_000)));
+    } catch (err) {
+      // Their leases run out and another claim takes them up.
+      this.o.log?.('could not hand unfinished items back; their leases will expire', { err: String(err), items: ids.length });
     }
-    // The engine did not answer for these (it threw): retry after a short back-off via lease expiry.
-    const backoff = new Date(this.now().getTime() + Math.min(this.leaseMs, 2_000));
-    await this.o.store.renewLeases(this.owner, [...open.keys()], backoff).catch(() => undefined);
   }
 
   private async store(item: ClaimedItem, result: EngineResult): Promise<void> {
@@ -217,11 +243,11 @@ export class BatchWorker {
       if (result.envelope.status === 'recheck_scheduled') {
         if (item.rechecks < (this.o.maxRechecks ?? 3)) {
           const recheckAt = new Date(now.getTime() + this.o.recheckDelayMs);
-          await this.o.store.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now });
+          await this.o.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now });
           // This process wakes itself when the recheck is due; the queue's wake-up is for the other processes of this affinity.
           this.noteRecheck(recheckAt.getTime());
           // The store keeps the item; the queue only wakes this worker when it is due (polling covers a lost wake-up).
-          await this.o.queue.scheduleRecheck?.(this.affinity, recheckAt).catch(() => undefined);
+          await this.o.work.scheduleRecheck(this.affinity, recheckAt).catch((err: unknown) => this.o.log?.('could not schedule a recheck wake-up; polling covers it', { err: String(err) }));
           return;
         }
         await this.finish(item, greylistExhausted(toStoredResult(result), now, this.o.recheckDelayMs));
@@ -234,7 +260,24 @@ export class BatchWorker {
   }
 
   private async finish(item: ClaimedItem, result: ReturnType<typeof toStoredResult>): Promise<void> {
-    const outcome = await this.o.store.recordItemResult({ kind: 'final', itemId: item.itemId, result, now: this.now(), retentionDays: this.o.retentionDays });
+    const outcome = await this.o.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result, now: this.now(), retentionDays: this.o.retentionDays });
     if (outcome.recorded) this.o.metrics?.observeVerification(outcome.verdict, outcome.debited);
   }
+}
+
+/** A batch runner's settings from the configuration (src/config.ts), on the backend's roles. */
+export function batchRunnerOptions(config: PresendConfig, backend: Backend, engines: Engines): BatchRunnerOptions {
+  return {
+    work: backend.work,
+    batches: backend.batches,
+    engines,
+    recheckDelayMs: config.recheckDelayMs,
+    retentionDays: config.retentionDays,
+    chunkSize: config.workerConcurrency,
+    parallelChunks: config.workerParallelChunks,
+    affinityGraceMs: config.workerAffinityGraceMs,
+    leaseMs: config.leaseMs,
+    pollMs: config.workerPollMs,
+    affinity: config.workerId,
+  };
 }

@@ -1,0 +1,35 @@
+/**
+ * Every role on one SQLite file (or in memory): the shared roles over one connection with this
+ * dialect's claim and bulk writes; rate-limit buckets and engine state in memory (one process
+ * serves a SQLite store); key lookups cached exactly; wake-ups within the process; WAL
+ * checkpoints on a background thread for long-running processes.
+ */
+import { createMemoryFactsCache, createMemorySessionLimiter, systemClock } from '../../core/index.js';
+import { EmbeddedWakeUps } from '../../queue/embedded.js';
+import type { Backend } from '../backend.js';
+import type { BackendConfig } from '../open-backend.js';
+import { assembleBackend } from '../roles/index.js';
+import { sqliteBulkWrites } from './bulk-writes.js';
+import { claimSqlite } from './claim.js';
+import { SqliteDatabase } from './database.js';
+import { withKeyCache } from './key-cache.js';
+import { memoryRateLimits } from './rate-limits.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
+
+export function openSqliteBackend(databaseUrl: string, config: BackendConfig, options: { longRunning: boolean }): Backend {
+  const db = new SqliteDatabase(databaseUrl);
+  const checkpointer = options.longRunning && !db.raw.memory ? new WalCheckpointer(db.raw) : null;
+  return assembleBackend(
+    db,
+    { bulk: sqliteBulkWrites, claim: claimSqlite },
+    {
+      kind: 'sqlite',
+      rateLimits: memoryRateLimits(),
+      engineState: { limiter: createMemorySessionLimiter(config.maxSessionsPerMx), cache: createMemoryFactsCache(systemClock) },
+      wakeUps: new EmbeddedWakeUps(),
+      purgeEngineState: async () => undefined, // in memory: entries expire on their own
+      wrapAccounts: (accounts) => withKeyCache(accounts, db.raw),
+      closeMore: async () => checkpointer?.close(),
+    },
+  );
+}

@@ -1,5 +1,5 @@
 /**
- * The local admin operations of DESIGN.md §3 (accounts, keys, credits, list imports, purge),
+ * The local admin operations of docs/design.md §3 (accounts, keys, credits, list imports, purge),
  * used by the `presend` admin commands. Refusals are data (`AdminRefusal`), so the CLI can map
  * them to exit codes and messages without parsing text.
  */
@@ -88,7 +88,7 @@ export async function revokeKeys(store: Store, keys: readonly ApiKeyRecord[]): P
   return revoked;
 }
 
-/** Per-account token bucket (DESIGN.md §4); null for both restores the service default. */
+/** Per-account token bucket (docs/design.md §4); null for both restores the service default. */
 export async function setRateLimit(store: Store, accountName: string, perSecond: number | null, burst: number | null): Promise<Account> {
   if ((perSecond === null) !== (burst === null)) throw new AdminRefusal('give both --per-second and --burst, or --default', 2);
   if (perSecond !== null && burst !== null && (perSecond < 1 || burst < 1)) throw new AdminRefusal('rates must be at least 1', 2);
@@ -104,7 +104,7 @@ export async function grantCredits(store: Store, accountName: string, credits: n
 /**
  * importing → ready, or failed when the entries cannot be read to the end (the file is read
  * by src/files, the same reader as `presend batch FILE`). Entries are stored as given; an
- * invalid one becomes a `rejected` item when the list is verified (DESIGN.md §5).
+ * invalid one becomes a `rejected` item when the list is verified (docs/design.md §5).
  */
 export async function importList(store: Store, accountName: string, entries: AsyncIterable<string>, label: string | null): Promise<ListRecord> {
   const a = await account(store, accountName);

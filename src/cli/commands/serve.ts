@@ -27,7 +27,7 @@ export function register(program: Command): void {
       let config: PresendConfig;
       let tuning: ReturnType<typeof workerTuning>;
       try {
-        // Flags override the environment and go through the same validation (DESIGN.md §2).
+        // Flags override the environment and go through the same validation (docs/design.md §2).
         const env = { ...process.env };
         if (flags.host) env.PRESEND_HOST = flags.host;
         if (flags.port !== undefined) env.PRESEND_PORT = flags.port;

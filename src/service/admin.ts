@@ -67,8 +67,9 @@ export async function listKeys(store: Store, accountName: string): Promise<ApiKe
  * by mistake stands for its display prefix): what `keys revoke` shows before it asks.
  */
 export async function keysToRevoke(store: Store, accountName: string, prefix: string): Promise<ApiKeyRecord[]> {
-  // A prefix shorter than the mode part would revoke every key of a kind by accident.
-  if (!/^ps_(live|test)\.[0-9A-Za-z]+$/.test(prefix)) throw new AdminRefusal('give a key display prefix such as ps_live.AbC123', 2);
+  // At least the mode part: `ps_test.` alone is every sandbox key of the account, which the
+  // listing and the question before revoking make plain.
+  if (!/^ps_(live|test)\.[0-9A-Za-z]*$/.test(prefix)) throw new AdminRefusal('give a key display prefix such as ps_live.AbC123', 2);
   const wanted = keyShape(prefix) ? displayPrefixOf(prefix) : prefix;
   const keys = await listKeys(store, accountName);
   const matching = keys.filter((k) => k.revokedAt === null && k.displayPrefix.startsWith(wanted));

@@ -162,6 +162,40 @@ describe('presend batch FILE --out: your file back, row for row', () => {
     );
   });
 
+  test('the same file through lists import and batch --list-id gets the same decisions as batch FILE, bad rows included', async () => {
+    const input = join(dir, 'both-paths.csv');
+    await writeFile(input, 'name,Email\nAnn,deliverable@example.com\nBob,not an address\nCleo,undeliverable@example.com\nDan,x@[192.0.2.1]\n,\n');
+    const out = join(dir, 'both-paths-results.csv');
+    const fromFile = await presend(['batch', input, '--out', out]);
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    const rows = parse(await readFile(out, 'utf8'), { columns: true }) as Record<string, string>[];
+
+    const imported = await runCli(['lists', 'import', input, '--account', 'lists', '--json'], service.adminEnv);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stderr, /line 3: "not an address"/);
+    const listId = (JSON.parse(imported.stdout) as { id: string }).id;
+    const listOut = join(dir, 'both-paths-list.ndjson');
+    const fromList = await presend(['batch', '--list-id', listId, '--out', listOut]);
+    assert.equal(fromList.code, 0, fromList.stderr);
+    const items = new Map(
+      (await readFile(listOut, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { email: string; state: string; presend: { decision: string; verdict: string | null; reasons: string[] } })
+        .map((item) => [item.email, item]),
+    );
+    for (const row of rows.filter((r) => r.presend_row !== 'blank')) {
+      const item = items.get(row.presend_normalized_email || (row.presend_email ?? '').trim());
+      assert.ok(item, `the list path has ${row.presend_email}`);
+      assert.deepEqual(
+        [row.presend_status, row.presend_decision, row.presend_verdict, row.presend_reasons.replace(/;sandbox$/, '')],
+        [item.state, item.presend.decision, item.presend.verdict ?? '', item.presend.reasons.filter((r) => r !== 'sandbox').join(';')],
+        `${row.presend_email}: same answer on both paths`,
+      );
+    }
+    assert.equal(items.size, 4, 'the blank row is not an entry');
+  });
+
   test('a file that cannot be read names the line and exits 6; a missing one says so and exits 2', async () => {
     const broken = join(dir, 'broken.csv');
     await writeFile(broken, 'email,note\na@example.com,ok\nb@example.com,"open\nc@example.com,x\n');

@@ -188,7 +188,7 @@ describe('presend batch FILE --out: your file back, row for row', () => {
       const item = items.get(row.presend_normalized_email || (row.presend_email ?? '').trim());
       assert.ok(item, `the list path has ${row.presend_email}`);
       assert.deepEqual(
-        [row.presend_status, row.presend_decision, row.presend_verdict, row.presend_reasons.replace(/;sandbox$/, '')],
+        [row.presend_status, row.presend_decision, row.presend_verdict, (row.presend_reasons ?? '').replace(/;sandbox$/, '')],
         [item.state, item.presend.decision, item.presend.verdict ?? '', item.presend.reasons.filter((r) => r !== 'sandbox').join(';')],
         `${row.presend_email}: same answer on both paths`,
       );

@@ -39,3 +39,13 @@ describe('planBatches: any number of addresses into batches the interface accept
     assert.equal(first.batches[0]?.idempotencyKey, batchIdempotencyKey(first.batches[0]?.emails ?? []));
   });
 });
+
+describe('planBatches counts unique addresses as the service does (the MCP max_credits gate relies on it)', () => {
+  test('an internationalised domain counts once in Unicode and in punycode', () => {
+    assert.equal(planBatches(['a@bücher.de', 'a@xn--bcher-kva.de', 'a@BÜCHER.de']).unique, 1);
+  });
+
+  test('addresses that differ only in domain case are one; the local part keeps its case', () => {
+    assert.equal(planBatches(['a@example.com', 'a@EXAMPLE.com', 'A@example.com', 'b@example.com']).unique, 3);
+  });
+});

@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Backend } from '../store/backend.js';
+import type { Logger } from '../logger.js';
 import { parseAddress } from '../core/syntax/address.js';
 import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { VerifyService } from '../service/verify-service.js';
@@ -30,9 +31,8 @@ export interface AppDeps {
   results: ResultsService;
   metrics: Metrics;
   rateLimits: RateLimitDefaults;
-  /** false, or a pino level ('info', 'warn', ...). */
-  logLevel: string | false;
-  logStream?: NodeJS.WritableStream;
+  /** The process's logger (src/logger.ts): Fastify logs through it. */
+  logger: Logger;
   isShuttingDown: () => boolean;
   now?: () => Date;
   /** How long a client may take to send a whole request, headers and body (default 60 s). */
@@ -130,15 +130,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? 60_000;
   const app = Fastify({
-    logger:
-      deps.logLevel === false
-        ? false
-        : {
-            level: deps.logLevel,
-            // Keys never reach the logs (DESIGN.md §3), even if a serializer starts logging headers.
-            redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
-            ...(deps.logStream ? { stream: deps.logStream } : {}),
-          },
+    // Keys never reach the logs (docs/design.md §3): the logger redacts them (src/logger.ts).
+    loggerInstance: deps.logger as FastifyBaseLogger,
     // One log line per request, written by the onResponse hook below, instead of Fastify's two
     // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3). Through the log
     // controller: the top-level `disableRequestLogging` is deprecated (FSTDEP023, removed in Fastify 6).

@@ -9,6 +9,7 @@ import { TableError } from '../files/index.js';
 import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord } from '../store/store.js';
 import type { Backend } from '../store/backend.js';
 import { openBackend } from '../store/open-backend.js';
+import { createLogger } from '../logger.js';
 import { displayPrefixOf, generateApiKey, keyShape } from './keys.js';
 
 export class AdminRefusal extends Error {
@@ -24,7 +25,8 @@ export class AdminRefusal extends Error {
 
 /** Opens the backend the configuration names (`--database` or PRESEND_DATABASE_URL), runs `fn`, closes it. */
 export async function withBackend<T>(config: PresendConfig, fn: (backend: Backend) => Promise<T>): Promise<T> {
-  const backend = await openBackend(config.databaseUrl, { config });
+  // Warnings of the store (a lost connection) go to stderr: stdout carries the command's answer.
+  const backend = await openBackend(config.databaseUrl, { config, log: createLogger('warn', process.stderr) });
   try {
     return await fn(backend);
   } finally {

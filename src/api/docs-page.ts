@@ -42,11 +42,17 @@ function typeOf(schema: unknown): string {
   return `${esc(schema.type ?? 'any')}${limits.length ? ` (${limits.join(', ')})` : ''}`;
 }
 
+/** A field's description, also when it sits on the non-null branch of a nullable field. */
+function descriptionOf(schema: Json): string {
+  const branches = (schema.anyOf ?? []) as Json[];
+  return String(schema.description ?? branches.find((b) => b.description)?.description ?? '');
+}
+
 function fieldTable(schema: Json): string {
   const props = (schema.properties ?? {}) as Record<string, Json>;
   const required = new Set((schema.required ?? []) as string[]);
   const rows = Object.entries(props)
-    .map(([name, p]) => `<tr><td><code>${esc(name)}</code></td><td>${typeOf(p)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${prose(p.description ?? '')}</td></tr>`)
+    .map(([name, p]) => `<tr><td><code>${esc(name)}</code></td><td>${typeOf(p)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${prose(descriptionOf(p))}</td></tr>`)
     .join('');
   const extra = isObject(schema.additionalProperties) ? `<p>Other keys: ${typeOf(schema.additionalProperties)}.</p>` : '';
   return `<table><tr><th>field</th><th>type</th><th>required</th><th>notes</th></tr>${rows}</table>${extra}`;

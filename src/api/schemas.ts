@@ -70,7 +70,7 @@ export const History = Type.Object(
     lastCheckedAt: DateTime,
     lastVerdict: Nullable(StringEnum(PUBLIC_VERDICTS)),
   },
-  { title: 'AddressHistory', description: 'This account’s earlier checks of the address (DESIGN.md §4); the envelope has null when there were none.' },
+  { title: 'AddressHistory', description: 'This account’s earlier checks of the address; the envelope has null when there were none.' },
 );
 
 export const Envelope = Type.Object(
@@ -97,7 +97,7 @@ export const LegacyDecision = Type.Object(
     reason: Type.String(),
     didYouMean: Nullable(Type.String()),
   },
-  { title: 'LegacyDecision', description: 'The legacy sibling `decision`, kept during the compatibility window of contract version 1 (DESIGN.md §4).' },
+  { title: 'LegacyDecision', description: 'The legacy sibling `decision`, kept during the compatibility window of contract version 1.' },
 );
 
 export const EngineMetadata = Type.Object(

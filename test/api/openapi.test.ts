@@ -212,6 +212,7 @@ describe('/docs', () => {
     assert.match(html, /id="schema-ClientDecisionEnvelopeV1"/);
     for (const field of ['contract_version', 'decision', 'verdict', 'confidence', 'billing', 'evidence_class']) assert.match(html, new RegExp(`<code>${field}</code>`));
     assert.match(html, /<code>&quot;send_with_caution&quot;<\/code>/);
+    assert.match(html, /A null decision is not permission to send/, 'a nullable field’s description is shown too');
     for (const code of Object.keys(ERROR_CATALOG)) assert.match(html, new RegExp(`<code>${code}</code>`));
   });
 });

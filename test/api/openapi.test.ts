@@ -214,5 +214,6 @@ describe('/docs', () => {
     assert.match(html, /<code>&quot;send_with_caution&quot;<\/code>/);
     assert.match(html, /A null decision is not permission to send/, 'a nullable field’s description is shown too');
     for (const code of Object.keys(ERROR_CATALOG)) assert.match(html, new RegExp(`<code>${code}</code>`));
+    assert.match(html, /<code>idempotency_key_reused<\/code> is 422 on <code>POST \/v1\/requests<\/code> \(400 elsewhere\)/);
   });
 });

@@ -35,8 +35,6 @@ function schemaFor(method: string, path: string, status: number): TSchema | null
 
 export interface Harness {
   server: RunningServer;
-  /** Which kind of database the server runs on. */
-  backendName: BackendName;
   backend: Backend;
   url: string;
   dir: string;
@@ -66,10 +64,9 @@ async function databaseFor(backend: BackendName, dir: string): Promise<{ url: st
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'presend-test-'));
-  const backendName = opts.env?.PRESEND_DATABASE_URL?.startsWith('postgres') ? 'PostgreSQL' : opts.env?.PRESEND_DATABASE_URL ? 'SQLite' : (opts.backend ?? 'SQLite');
-  const database: { url: string; drop(): Promise<void> } = opts.env?.PRESEND_DATABASE_URL
-    ? { url: opts.env.PRESEND_DATABASE_URL, drop: async () => undefined }
-    : await databaseFor(backendName, dir);
+  // A database named in env (the adversarial suites' own) is used as it is, and left to its owner.
+  const given = opts.env?.PRESEND_DATABASE_URL;
+  const database = given ? { url: given, drop: async () => undefined } : await databaseFor(opts.backend ?? 'SQLite', dir);
   const config = loadConfig({
     PRESEND_DATABASE_URL: database.url,
     PRESEND_HOST: '127.0.0.1',
@@ -97,7 +94,6 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   }
   const h: Harness = {
     server,
-    backendName,
     backend,
     url: server.url,
     dir,

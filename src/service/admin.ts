@@ -1,5 +1,5 @@
 /**
- * The local admin operations of DESIGN.md §3 (accounts, keys, credits, list imports), used by
+ * The local admin operations of docs/design.md §3 (accounts, keys, credits, list imports), used by
  * the `presend` admin commands. A refusal is data, returned, never thrown: `{kind: 'refused',
  * reason, message}`, the reason one of a few words; the CLI decides what each means for a
  * process (its exit code, src/cli/output/admin-command.ts). What is thrown is a failure that is
@@ -61,8 +61,9 @@ export async function listKeys(backend: Backend, accountName: string): Promise<A
  * by mistake stands for its display prefix): what `keys revoke` shows before it asks.
  */
 export async function keysToRevoke(backend: Backend, accountName: string, prefix: string): Promise<AdminOutcome<ApiKeyRecord[]>> {
-  // A prefix shorter than the mode part would revoke every key of a kind by accident.
-  if (!/^ps_(live|test)\.[0-9A-Za-z]+$/.test(prefix)) return refused('invalid_argument', 'give a key display prefix such as ps_live.AbC123');
+  // At least the mode part: `ps_test.` alone is every sandbox key of the account, which the
+  // listing and the question before revoking make plain.
+  if (!/^ps_(live|test)\.[0-9A-Za-z]*$/.test(prefix)) return refused('invalid_argument', 'give a key display prefix such as ps_live.AbC123');
   const wanted = keyShape(prefix) ? displayPrefixOf(prefix) : prefix;
   const keys = await listKeys(backend, accountName);
   if (keys.kind === 'refused') return keys;
@@ -83,7 +84,7 @@ export async function revokeKeys(backend: Backend, keys: readonly ApiKeyRecord[]
   return revoked;
 }
 
-/** Per-account token bucket (DESIGN.md §4); null for both restores the service default. */
+/** Per-account token bucket (docs/design.md §4); null for both restores the service default. */
 export async function setRateLimit(backend: Backend, accountName: string, perSecond: number | null, burst: number | null): Promise<AdminOutcome<Account>> {
   if ((perSecond === null) !== (burst === null)) return refused('invalid_argument', 'give both --per-second and --burst, or --default');
   if (perSecond !== null && burst !== null && !(Number.isSafeInteger(perSecond) && Number.isSafeInteger(burst) && perSecond >= 1 && burst >= 1)) {
@@ -105,8 +106,8 @@ export async function grantCredits(backend: Backend, accountName: string, credit
 class UnreadableEntries extends Error {}
 
 /**
- * importing → ready, or failed (DESIGN.md §3) through the lists role's import. Entries are stored
- * as given; an invalid one becomes a `rejected` item when the list is verified (DESIGN.md §5).
+ * importing → ready, or failed (docs/design.md §3) through the lists role's import. Entries are stored
+ * as given; an invalid one becomes a `rejected` item when the list is verified (docs/design.md §5).
  * Entries that cannot be read to the end, or none at all, are a refusal naming the failed list;
  * a store failure is thrown.
  */

@@ -60,7 +60,8 @@ describe('admin operations', () => {
     assertRefused(await createAccount(backend, 'taken', 0), 'already_exists', /already exists/);
     assertRefused(await createKey(backend, 'nobody', 'test'), 'not_found', /no account named "nobody"/);
     assertRefused(await listKeys(backend, 'nobody'), 'not_found', /nobody/);
-    assertRefused(await keysToRevoke(backend, 'taken', 'ps_live.'), 'invalid_argument', /display prefix/);
+    assertRefused(await keysToRevoke(backend, 'taken', 'ps_live'), 'invalid_argument', /display prefix/);
+    assertRefused(await keysToRevoke(backend, 'taken', 'ps_live.'), 'not_found', /no active key/);
     assertRefused(await keysToRevoke(backend, 'taken', 'ps_live.Zz9'), 'not_found', /no active key/);
     assertRefused(await setRateLimit(backend, 'taken', 5, null), 'invalid_argument', /both/);
     assertRefused(await setRateLimit(backend, 'taken', 0, 1), 'invalid_argument', /at least 1/);

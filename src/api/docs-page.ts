@@ -94,7 +94,7 @@ export function renderDocsPage(doc: Json): string {
   const errors = (Object.keys(ERROR_CATALOG) as ErrorCode[])
     .map((c) => `<tr><td><code>${esc(c)}</code></td><td>${HTTP_STATUS[c]}</td><td>${esc(ERROR_CATALOG[c].message)}</td><td>${prose(ERROR_CATALOG[c].when)}</td></tr>`)
     .join('');
-  // The per-route statuses that differ from a code's usual one (DESIGN.md §4), from the same table the routes use.
+  // The per-route statuses that differ from a code's usual one (docs/design.md §4), from the same table the routes use.
   const exceptions = ROUTE_NAMES.flatMap((route) =>
     Object.entries(ROUTE_ERRORS[route].overrides ?? {}).map(
       ([c, status]) => `<p><code>${esc(c)}</code> is ${status} on <code>${esc(route)}</code> (${HTTP_STATUS[c as ErrorCode]} elsewhere).</p>`,

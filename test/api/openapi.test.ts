@@ -1,6 +1,6 @@
 /**
  * The served OpenAPI document and /docs: named component schemas, operationIds, servers,
- * license, every response status of interface-spec.md §7 with its description and schema,
+ * license, every response status of docs/interface-spec.md §7 with its description and schema,
  * enums as enums, examples that match their schemas, and `redocly lint` with the recommended
  * rules clean on the document as served.
  */

@@ -1,5 +1,5 @@
 /**
- * A burst from many connections against one key's token bucket (DESIGN.md §4: 20/s, burst 40),
+ * A burst from many connections against one key's token bucket (docs/design.md §4: 20/s, burst 40),
  * a bounded-load test run by `npm run test:load`: at most burst + refill get through, the rest
  * are 429 with Retry-After, and the key's neighbour is not starved. On SQLite and on PostgreSQL
  * (a shared bucket row is where the race lives).

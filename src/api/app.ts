@@ -58,12 +58,12 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Api
     .send(JSON.stringify({ error: { code: err.code, message: err.message, requestId: request.id } }));
 }
 
-/** The interface's bodies are JSON (interface-spec.md); any other type is refused with a message that says so. */
+/** The interface's bodies are JSON (docs/interface-spec.md); any other type is refused with a message that says so. */
 const CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
 
 /**
  * Maps anything thrown into the catalog: schema breaks and parser refusals are 400, never 500.
- * A body that is not JSON is 400 too, not 415: interface-spec.md §7 lists every error status of
+ * A body that is not JSON is 400 too, not 415: docs/interface-spec.md §7 lists every error status of
  * each route and 415 is not among them (docs/errors.md, "Why a non-JSON body is 400").
  */
 function toApiError(err: FastifyError & { validationContext?: string }, request: FastifyRequest): ApiError {

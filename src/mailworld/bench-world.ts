@@ -4,6 +4,7 @@
  */
 import type { PublicVerdict } from '../core/types.js';
 import { planHosts } from './ip-plan.js';
+import { prng } from './prng.js';
 import type { DomainSpec, MailboxBehaviour, MxHostSpec, WorldSpec } from './spec.js';
 import { Truth, type TruthOptions } from './truth.js';
 import { buildZone } from './zone.js';
@@ -41,18 +42,6 @@ const MIX: Array<[MailboxBehaviour | 'absent' | 'role', number]> = [
 const FIRST = ['anna', 'ben', 'carla', 'david', 'elena', 'felix', 'grace', 'hugo', 'ines', 'jonas', 'karin', 'leo', 'maria', 'nils', 'olga', 'paul', 'rosa', 'sami', 'tina', 'victor'];
 const LAST = ['adler', 'berg', 'costa', 'dubois', 'eriksen', 'fischer', 'garcia', 'haas', 'ivanova', 'jensen', 'kowalski', 'lopez', 'meyer', 'novak', 'olsen', 'petrov', 'rossi', 'schmidt', 'tanaka', 'weber'];
 const ROLES = ['info', 'sales', 'support', 'contact', 'billing', 'office', 'press', 'jobs'];
-
-/** mulberry32: small, fast, good enough for fixtures. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pickKind(random: () => number): MailboxBehaviour | 'absent' | 'role' {
   let roll = random();

@@ -18,6 +18,7 @@ export type LimitHit =
   | 'recipient_limit'
   | 'tarpit'
   | 'bad_rcpt_throttle'
+  | 'greeting_throttle'
   | 'nonmail_limit'
   | 'unknown_delay'
   | 'recipients_max'
@@ -116,7 +117,8 @@ export class SessionGuard {
   private free = new Set(FREE_ONCE_PER_MESSAGE);
   private rcptsInSession = 0;
   private rcptsInMessage = 0;
-  private badInMessage = 0;
+  private badInSession = 0;
+  private greetings = 0;
   private readonly d: HostDefences;
 
   constructor(
@@ -177,21 +179,26 @@ export class SessionGuard {
     let delayMs = 0;
     if (verb === 'MAIL' || verb === 'RSET' || verb === 'EHLO' || verb === 'HELO') {
       this.rcptsInMessage = 0;
-      this.badInMessage = 0;
       if (verb === 'MAIL') this.free = new Set(FREE_ONCE_PER_MESSAGE);
+    }
+    const greetingThrottle = this.d.greetingThrottle;
+    if ((verb === 'EHLO' || verb === 'HELO') && greetingThrottle && ++this.greetings >= greetingThrottle.after) {
+      // Sendmail's checksmtpattack(): 1 s at the limit, then doubling.
+      this.log.hit('greeting_throttle');
+      delayMs += greetingThrottle.sleepMs * 2 ** (this.greetings - greetingThrottle.after);
     }
     if (verb === 'RCPT') {
       text = this.rcptOverride() ?? text;
       this.rcptsInSession++;
       this.rcptsInMessage++;
       const unknown = /^550 5\.1\.1/.test(text);
-      // Sendmail sleeps before each RCPT reply once the transaction has `after` bad recipients.
+      // Sendmail sleeps before each RCPT reply once the session has had `after` bad recipients (srvrsmtp.c n_badrcpts).
       const throttle = this.d.badRcptThrottle;
-      if (throttle && this.badInMessage >= throttle.after) {
+      if (throttle && this.badInSession >= throttle.after) {
         this.log.hit('bad_rcpt_throttle');
         delayMs += throttle.sleepMs;
       }
-      if (text.startsWith('5')) this.badInMessage++;
+      if (text.startsWith('5')) this.badInSession++;
       if (unknown && this.d.tarpit) {
         this.log.hit('tarpit');
         delayMs += this.d.tarpit.delayMs;

@@ -58,8 +58,10 @@ export interface HostDefences {
   recipientLimit?: number;
   /** Microsoft Exchange tarpit: each "550 5.1.1" recipient reply is held back `delayMs` (TarpitInterval, 5 s). */
   tarpit?: { delayMs: number };
-  /** Sendmail BadRcptThrottle: once a transaction has `after` bad recipients, each further RCPT reply waits `sleepMs` (1 s). */
+  /** Sendmail BadRcptThrottle: once a session has had `after` bad recipients, every further RCPT reply waits `sleepMs` (1 s, hard-coded in sendmail). */
   badRcptThrottle?: { after: number; sleepMs: number };
+  /** Sendmail MAXHELOCOMMANDS (3, compiled in): from the `after`-th HELO/EHLO of a session on, each waits `sleepMs` (1 s), doubling each time. */
+  greetingThrottle?: { after: number; sleepMs: number };
   /** Exim smtp_accept_max_nonmail (10): commands other than MAIL/RCPT/DATA/QUIT beyond it (one RSET or EHLO per message free) get "421 … too many nonmail commands" and the session is closed. */
   maxNonmail?: number;
   /** Exim ACL `delay` on unknown recipients (a common acl_smtp_rcpt rule): each rejection for an unknown user waits `delayMs`. */

@@ -120,9 +120,9 @@ describe('real servers defences: every verdict right, no limit hit that could be
     assert.ok((hits().tarpit ?? 0) <= unknown + 1, JSON.stringify(hits()));
   });
 
-  test('Sendmail BadRcptThrottle: the throttle is learnt from the first slowed reply, the next batch keeps under it', async (t) => {
+  test('Sendmail BadRcptThrottle and MAXHELOCOMMANDS: both are learnt from the first slowed replies, the next batch keeps under them', async (t) => {
     const cache = createMemoryFactsCache(systemClock);
-    const { dw, ew, hits } = await scenario({ badRcptThrottle: { after: 3, sleepMs: 250 } }, {}, { addresses: 50 });
+    const { dw, ew, hits } = await scenario({ badRcptThrottle: { after: 5, sleepMs: 250 }, greetingThrottle: { after: 3, sleepMs: 250 } }, {}, { addresses: 50 });
     t.after(() => ew.close());
     const first = ew.another({}, { cache });
     assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses, first));
@@ -130,6 +130,16 @@ describe('real servers defences: every verdict right, no limit hit that could be
     ew.world.reset();
     assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses, ew.another({}, { cache })));
     assert.deepEqual(hits(), {});
+  });
+
+  test('a host whose banner names Sendmail is never sent a third greeting in a session', async (t) => {
+    const dw = defendedWorld({ greetingThrottle: { after: 3, sleepMs: 250 } }, { addresses: 60, unknownShare: 0.05 });
+    const host = dw.spec.hosts[0];
+    if (host) host.greeting = 'mx.defended.test ESMTP Sendmail 8.17.1/8.17.1';
+    const ew = await startEngineWorld(dw.spec, FAST);
+    t.after(() => ew.close());
+    assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses));
+    assert.deepEqual(ew.world.recorder.limitHits(dw.host), {});
   });
 
   test('Exim smtp_accept_max_nonmail: one EHLO per message is free, so the engine never reaches it', async (t) => {

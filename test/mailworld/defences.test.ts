@@ -13,7 +13,7 @@ const DEFENDED: Record<string, HostDefences> = {
   'mx.rcptrate.test': { recipientRateLimit: { max: 3, perMs: 60_000 } },
   'mx.rcptlimit.test': { recipientLimit: 2 },
   'mx.exchange.test': { tarpit: { delayMs: 200 } },
-  'mx.sendmail.test': { badRcptThrottle: { after: 2, sleepMs: 150 } },
+  'mx.sendmail.test': { badRcptThrottle: { after: 2, sleepMs: 150 }, greetingThrottle: { after: 3, sleepMs: 150 } },
   'mx.exim-nonmail.test': { maxNonmail: 3 },
   'mx.exim-delay.test': { unknownRecipientDelayMs: 150 },
   'mx.exim-max.test': { recipientsMax: 2 },
@@ -135,14 +135,23 @@ describe('mail world: the defences of real servers, through real SMTP traffic', 
     talk.close();
   });
 
-  test('Sendmail BadRcptThrottle: after N bad recipients in a transaction every further RCPT sleeps; RSET starts afresh', async () => {
+  test('Sendmail BadRcptThrottle: after N bad recipients in a session every further RCPT sleeps, in later transactions too', async () => {
     const host = 'mx.sendmail.test';
     const talk = await greeted(host);
     const first = await pipelined(talk, ['MAIL FROM:<probe@presend.test>', ...unknowns(host, 2), 'RCPT TO:<alice@sendmail.test>', 'RCPT TO:<bob@sendmail.test>']);
     assert.ok((first[2]?.ms ?? 0) < 100, 'the first bad recipients are free');
     assert.ok((first[4]?.ms ?? 0) - (first[2]?.ms ?? 0) >= 2 * 150 - 20, 'each RCPT after them slept');
     const second = await pipelined(talk, ['RSET', 'MAIL FROM:<probe@presend.test>', 'RCPT TO:<alice@sendmail.test>']);
-    assert.ok((second[2]?.ms ?? 0) < 100, 'a new transaction is not throttled');
+    assert.ok((second[2]?.ms ?? 0) >= 150 - 10, 'the count is per session');
+    talk.close();
+  });
+
+  test('Sendmail MAXHELOCOMMANDS: the third greeting of a session waits, the fourth twice as long', async () => {
+    const talk = await greeted('mx.sendmail.test');
+    const replies = await pipelined(talk, ['EHLO probe.presend.test', 'EHLO probe.presend.test', 'EHLO probe.presend.test']);
+    assert.ok((replies[0]?.ms ?? 0) < 100, 'the second greeting is free');
+    assert.ok((replies[1]?.ms ?? 0) >= 150 - 10, 'the third waits');
+    assert.ok((replies[2]?.ms ?? 0) - (replies[1]?.ms ?? 0) >= 300 - 20, 'the fourth waits twice as long');
     talk.close();
   });
 

@@ -18,6 +18,10 @@
  *   names commands (Exim smtp_accept_max_nonmail, Postfix smtpd_junk_command_limit).
  * - `strict`: the host once sent replies out of step with the commands: one command at a
  *   time from then on, never pipelined.
+ * - `greetings`: HELO/EHLO commands a session may send, or null for no known limit. Every
+ *   group that does not end the session ends with an EHLO (session.ts); Sendmail sleeps from
+ *   the third greeting of a session (MAXHELOCOMMANDS 3, srvrsmtp.c checksmtpattack): a host
+ *   whose banner names Sendmail, or whose repeated EHLO was answered late, gets 2.
  * - `rcpts` / `refusals`: how many recipients were asked here and how many refused, for the
  *   expected share of refusals in the next group (group-plan.ts).
  *
@@ -32,6 +36,7 @@ export interface HostProfile {
   sessions: number;
   rcptLimit: number;
   transactions: number;
+  greetings: number | null;
   strict: boolean;
   tarpit: boolean;
   rcpts: number;
@@ -77,7 +82,7 @@ export class HostLearning {
   ) {}
 
   private fresh(): HostProfile {
-    return { ...this.defaults, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
+    return { ...this.defaults, greetings: null, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
   }
 
   /** The profile as known now (defaults until load() has answered). */
@@ -112,6 +117,7 @@ export class HostLearning {
             profile.sessions = Math.max(1, n(stored.sessions, profile.sessions, this.defaults.sessions));
             profile.rcptLimit = Math.max(1, n(stored.rcptLimit, profile.rcptLimit, this.defaults.rcptLimit));
             profile.transactions = Math.max(1, n(stored.transactions, profile.transactions, this.defaults.transactions));
+            profile.greetings = typeof stored.greetings === 'number' && stored.greetings >= 1 ? stored.greetings : null;
             profile.strict = stored.strict === true;
             profile.tarpit = stored.tarpit === true;
             profile.rcpts = n(stored.rcpts, 0, STATS_WINDOW);
@@ -156,6 +162,15 @@ export class HostLearning {
     const budget = Math.max(0, limit - 2);
     if (budget >= profile.errorBudget) return false;
     profile.errorBudget = budget;
+    return true;
+  }
+
+  /** The host slows (or, by its banner, will slow) greetings past `most` in a session. */
+  greetingsLimited(host: string, most: number): boolean {
+    const profile = this.profile(host);
+    const limit = Math.max(1, most);
+    if (profile.greetings !== null && profile.greetings <= limit) return false;
+    profile.greetings = limit;
     return true;
   }
 

@@ -99,6 +99,8 @@ const DEFAULT_MAX_REQUEUES = 5;
 const NO_CACHE: FactsCache = { get: () => Promise.resolve(undefined), set: () => Promise.resolve() };
 /** A 421 naming commands (Exim smtp_accept_max_nonmail, Postfix junk limit) limits transactions, not errors. */
 const COMMAND_LIMIT = /nonmail|non-mail|too many (?:commands|junk|unrecognized)/i;
+/** Sendmail names itself in its default banner ("220 host ESMTP Sendmail 8.17.1/8.17.1; date"). */
+const SENDMAIL = /\bSendmail\b/i;
 /** A 421 naming errors (Postfix "Error: too many errors", Exim "too many syntax or protocol errors") is an error limit. */
 const ERROR_LIMIT = /\berrors\b/i;
 
@@ -300,6 +302,8 @@ export class HostQueue {
     let after: AfterGroup = 'open';
     let transactions = 0;
     const maxTransactions = Math.min(this.settings.maxTransactionsPerSession, this.profile.transactions);
+    // Sendmail (MAXHELOCOMMANDS 3) sleeps from the third greeting of a session: known by its banner.
+    if (SENDMAIL.test(session.greeting.text) && this.learning.greetingsLimited(this.host, 2)) void this.learning.save(this.host);
     // One group per session when groups cannot be checked by a repeated EHLO, or the host's replies once fell out of step.
     const oneGroup = session.strict || !session.canVerifyWithEhlo;
     try {
@@ -319,7 +323,8 @@ export class HostQueue {
         }
         // QUIT rides the group when the session certainly ends with it; otherwise EHLO ends the
         // group (and checks it), and the session may serve more or linger for more work.
-        const final = oneGroup || transactions + 1 >= maxTransactions || plan.roomAfter < 1;
+        const greetingsLeft = this.profile.greetings === null || session.greetings < this.profile.greetings;
+        const final = oneGroup || !greetingsLeft || transactions + 1 >= maxTransactions || plan.roomAfter < 1;
         this.busy++;
         try {
           after = await this.run(session, plan.batch, final);
@@ -496,14 +501,18 @@ export class HostQueue {
     let changed = false;
     const failure = result.failure;
     let backOff = false;
+    if (result.slowEhlo) {
+      // A late answer to a repeated greeting: the host counts them (Sendmail); stay below this one.
+      changed = this.learning.greetingsLimited(this.host, session.greetings - 1);
+    }
     if (result.desync) {
-      changed = !this.profile.strict;
+      changed = !this.profile.strict || changed;
       this.profile.strict = true;
     } else if (result.slowdownAfter !== null) {
       // Every reply slowed once the session had made N errors: the host's limit is N.
-      changed = this.learning.limitSeen(this.host, result.firstSlowAfter ?? result.slowdownAfter);
+      changed = this.learning.limitSeen(this.host, result.firstSlowAfter ?? result.slowdownAfter) || changed;
     } else if (result.slowRejections > 0) {
-      changed = this.learning.tarpitSeen(this.host);
+      changed = this.learning.tarpitSeen(this.host) || changed;
     }
     const closing = failure?.reply?.code === 421 ? failure.reply : null;
     if (closing && COMMAND_LIMIT.test(closing.text)) {

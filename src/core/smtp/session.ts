@@ -85,6 +85,8 @@ export interface TransactionResult {
   slowdownAfter: number | null;
   /** Errors the session had before the first slow reply of this group; null when none was slow. */
   firstSlowAfter: number | null;
+  /** The EHLO that ended the group was answered late: the host slows repeated greetings (Sendmail). */
+  slowEhlo: boolean;
   /** Rejections that came slow (a tarpit holds each one back). */
   slowRejections: number;
 }
@@ -128,6 +130,8 @@ export class ProbeSession {
   private closed = false;
   /** Error replies (4xx/5xx) this session has collected: what servers count against a client. */
   errors = 0;
+  /** HELO/EHLO commands sent in this session (Sendmail slows from the third). */
+  greetings: number;
 
   private constructor(
     private socket: Socket,
@@ -143,7 +147,10 @@ export class ProbeSession {
     private readonly rttMs: number,
     /** Lockstep, unpipelined: the server's replies were out of step once. */
     readonly strict: boolean,
-  ) {}
+    greetings: number,
+  ) {
+    this.greetings = greetings;
+  }
 
   /** Connects to the first reachable address and runs the handshake. */
   static async open(host: string, addresses: readonly string[], settings: SessionSettings): Promise<OpenResult> {
@@ -182,10 +189,12 @@ export class ProbeSession {
     if (banner.reply.code !== 220) return fail(failureFromReply(banner.reply, 'banner'));
 
     let rttMs = 0;
+    let greetings = 0;
     const greet = async (r: ReplyReader, s: Socket): Promise<{ ehlo: SmtpReply | null } | { failure: SessionFailure }> => {
       // Anything waiting now was sent unasked (e.g. a second greeting): it would be read as the EHLO reply.
       if (r.queued > 0) return { failure: desynced('ehlo', 'a reply came before EHLO was sent') };
       const sentAt = now();
+      greetings++;
       s.write(`EHLO ${settings.heloName}\r\n`);
       const ehlo = await r.next(step());
       if (!ehlo.ok) return { failure: failureFromRead(ehlo, 'ehlo') };
@@ -193,6 +202,7 @@ export class ProbeSession {
       if (is2xx(ehlo.reply)) return { ehlo: ehlo.reply };
       if (ehlo.reply.code === 421 || ehlo.reply.code < 500) return { failure: failureFromReply(ehlo.reply, 'ehlo') };
       // RFC 5321 §3.2: a server that does not know EHLO answers 5xx; fall back to HELO.
+      greetings++;
       s.write(`HELO ${settings.heloName}\r\n`);
       const helo = await r.next(step());
       if (!helo.ok) return { failure: failureFromRead(helo, 'helo') };
@@ -224,7 +234,7 @@ export class ProbeSession {
       }
       // Any other reply (454 TLS not available): continue in plaintext, as opportunistic TLS allows.
     }
-    return { ok: true, session: new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, strict) };
+    return { ok: true, session: new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, strict, greetings) };
   }
 
   /** Transactions started on this session. */
@@ -281,6 +291,7 @@ export class ProbeSession {
     } else if (ender === 'ehlo') {
       steps.push({ step: 'ehlo', index: -1 });
       commands.push(`EHLO ${this.settings.heloName}\r\n`);
+      this.greetings++;
     }
     this.transactions++;
     this.needsReset = ender !== 'ehlo';
@@ -294,6 +305,7 @@ export class ProbeSession {
       slowdownAfter: null,
       firstSlowAfter: null,
       slowRejections: 0,
+      slowEhlo: false,
     };
     const timing = new ReplyTiming(this.rttMs, Math.max(this.settings.slowReplyMs ?? DEFAULT_SLOW_REPLY_MS, this.rttMs * 4));
     const pipelined = this.pipelined;
@@ -312,6 +324,7 @@ export class ProbeSession {
         reply = read.reply;
       }
       if (step === 'ehlo' || step === 'quit') {
+        result.slowEhlo = step === 'ehlo' && timing.slow(this.reader.lastAt);
         // The group's last reply, at its own place: nothing before it was shifted.
         // A 421 there (the server closing, e.g. Postfix's hard error limit) is in step too.
         const inStep = step === 'quit' ? fitsCommand('quit', reply) : reply.code === 421 || (is2xx(reply) && reply.lines[0] === this.hello?.lines[0]);

@@ -50,7 +50,11 @@ export interface EngineTuning {
   sessionErrorBudget: number;
   /** How long what was learnt about an MX host (error budget, sessions, limits) is kept in the FactsCache. */
   hostProfileTtlMs: number;
-  /** A reply this much later than the one before it is slow: a tarpit or an error sleep. */
+  /**
+   * A reply this much later than the one before it is slow: a tarpit or an error sleep (real
+   * servers wait a second or more: Postfix smtpd_error_sleep_time, Sendmail's throttles,
+   * Exchange's tarpit of 5 s). Two in a row are needed before a session counts as slowed down.
+   */
   slowReplyMs: number;
   /** Times an address goes back to its host's queue (421, throttling, error sleep, replies out of step) before it ends TRANSIENT. */
   maxRequeues: number;
@@ -78,7 +82,7 @@ export function resolveTuning(config: EngineConfig): EngineTuning {
     replyLimits: config.replyLimits ?? DEFAULT_REPLY_LIMITS,
     sessionErrorBudget: Math.max(0, config.sessionErrorBudget ?? 8),
     hostProfileTtlMs: config.hostProfileTtlMs ?? 24 * 3_600_000,
-    slowReplyMs: config.slowReplyMs ?? 250,
+    slowReplyMs: config.slowReplyMs ?? 600,
     maxRequeues: config.maxRequeues ?? 5,
     backoffMs: config.backoffMs ?? 1000,
     maxBackoffMs: config.maxBackoffMs ?? 8000,

@@ -107,7 +107,8 @@ describe('real servers defences: every verdict right, no limit hit that could be
         .sessions(dw.host)
         .flatMap((s) => s.commands.map((c) => c.command).join('\n').split(/^MAIL FROM:.*$/m).slice(1))
         .map((tx) => tx.split('\n').filter((c) => c.startsWith('RCPT')).length);
-      assert.ok(perTransaction.slice(2).every((n) => n <= 5), `recipients per transaction: ${perTransaction.join(' ')}`);
+      // The sessions under way when the limit was first met (two at most) each sent one group too large; none after.
+      assert.ok(perTransaction.filter((n) => n > 5).length <= ew.config.maxSessionsPerMx, `recipients per transaction: ${perTransaction.join(' ')}`);
     }
   });
 

@@ -38,13 +38,17 @@ function fits(k: number, room: number, r: number, weight: number): boolean {
   return k * r + MARGIN_SD * Math.sqrt(variance) <= room;
 }
 
-/** Largest k in 1…cap whose expected refusals, with margin, fit `room` (at least one: a session always asks something). */
+/**
+ * Largest k in 1…cap whose expected refusals, with margin, fit `room` — and never fewer than
+ * the room itself: that many stay within it even if every one is refused. At least one: a
+ * session always asks something.
+ */
 export function recipientsForRoom(room: number, estimate: RefusalEstimate, cap: number): number {
   if (cap <= 0) return 0;
   if (room <= 0) return 1;
   const r = Math.min(1, Math.max(0.001, estimate.rate));
   const weight = Math.max(1, estimate.weight);
-  let k = 1;
+  let k = Math.max(1, Math.min(cap, Math.floor(room)));
   while (k < cap && fits(k + 1, room, r, weight)) k++;
   return k;
 }

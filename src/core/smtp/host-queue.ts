@@ -112,6 +112,8 @@ export class HostQueue {
   private tlsBroken = false;
   private closing = false;
   private refusals = 0;
+  /** What opening a session costs here, in round trips (connect, greeting, EHLO, TLS): smoothed. */
+  private setupRounds = 3;
   private backoffStep = 0;
   private backoffUntil = 0;
   private wakeBackoff: (() => void) | null = null;
@@ -212,7 +214,12 @@ export class HostQueue {
       release = await this.limiter.acquire(this.host);
       let opened = null;
       for (let tries = 0; tries < 2 && (warm || this.pending.length > 0) && !this.closing; tries++) {
+        const started = this.now();
         opened = await ProbeSession.open(this.host, this.addresses, { ...this.settings.session, useStartTls: !this.tlsBroken, strict: this.profile.strict });
+        if (opened.ok) {
+          const rounds = (this.now() - started) / Math.max(0.1, opened.session.roundTripMs);
+          this.setupRounds = 0.7 * this.setupRounds + 0.3 * Math.min(rounds, 100);
+        }
         // Opportunistic TLS (RFC 3207): a broken handshake is retried once in plaintext.
         if (!opened.ok && opened.failure.kind === 'tls' && !this.tlsBroken) {
           this.tlsBroken = true;
@@ -344,7 +351,8 @@ export class HostQueue {
   /**
    * A chunk for the next group: balanced over the free sessions, and sized to the error budget
    * left. Empty when a fresh session would serve the waiting recipients better than the few
-   * this one's budget still allows (each group costs a round trip).
+   * this one's budget still allows: a group costs one round trip, a fresh session its setup
+   * (connect, greeting, EHLO: `setupRounds`) and one more, for a full budget's worth.
    */
   private take(session: ProbeSession, room: number): { batch: Entry[]; roomAfter: number } {
     const free = Math.max(1, this.sessions - this.busy);
@@ -358,7 +366,7 @@ export class HostQueue {
     const rest = room - sure >= 1 ? recipientsForRoom(room - sure, estimate, cap) : sure > 0 || balanced === 0 ? 0 : 1;
     if (session.transactionsDone > 0 && sure === 0) {
       const fresh = recipientsForRoom(this.profile.errorBudget + BUDGET_SLACK, estimate, limit);
-      if (rest < fresh / 4 && this.pending.length >= fresh) return { batch: [], roomAfter: 0 };
+      if (rest * (this.setupRounds + 1) < fresh && this.pending.length >= fresh) return { batch: [], roomAfter: 0 };
     }
     const size = Math.min(balanced, sure + rest);
     return { batch: this.pending.splice(0, size), roomAfter: room - sure - rest * estimate.rate };
@@ -510,8 +518,9 @@ export class HostQueue {
       this.profile.strict = true;
     } else if (result.slowdownAfter !== null) {
       // Every reply slowed once the session had made N errors: the host's limit is N.
-      changed = this.learning.limitSeen(this.host, result.firstSlowAfter ?? result.slowdownAfter) || changed;
-    } else if (result.slowRejections > 0) {
+      changed = this.learning.limitSeen(this.host, result.slowdownAfter) || changed;
+    } else if (result.slowRejections >= 2) {
+      // Rejections held back one by one (two of them: one could be a stall of this process).
       changed = this.learning.tarpitSeen(this.host) || changed;
     }
     const closing = failure?.reply?.code === 421 ? failure.reply : null;

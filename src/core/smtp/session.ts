@@ -55,7 +55,7 @@ export interface SessionSettings {
   limits: ReplyLimits;
   /** Milliseconds on the engine's clock (ports.ts Clock); default the system clock. */
   now?: () => number;
-  /** A reply this much later than the ones before it is slow (tarpit, error sleep). Default 250 ms. */
+  /** A reply this much later than the ones before it is slow (tarpit, error sleep). Default 600 ms. */
   slowReplyMs?: number;
   /** One command at a time, never pipelined: for a host whose replies were once out of step. */
   strict?: boolean;
@@ -83,8 +83,6 @@ export interface TransactionResult {
   desync: boolean;
   /** The server slowed every reply once the session had this many errors (error sleep); the session was dropped. */
   slowdownAfter: number | null;
-  /** Errors the session had before the first slow reply of this group; null when none was slow. */
-  firstSlowAfter: number | null;
   /** The EHLO that ended the group was answered late: the host slows repeated greetings (Sendmail). */
   slowEhlo: boolean;
   /** Rejections that came slow (a tarpit holds each one back). */
@@ -94,7 +92,7 @@ export interface TransactionResult {
 export type OpenResult = { ok: true; session: ProbeSession } | { ok: false; failure: SessionFailure };
 
 const is2xx = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
-const DEFAULT_SLOW_REPLY_MS = 250;
+const DEFAULT_SLOW_REPLY_MS = 600;
 /** Unsolicited lines tolerated before the 220 greeting (then the session goes strict). */
 const MAX_LINES_BEFORE_BANNER = 5;
 
@@ -237,6 +235,11 @@ export class ProbeSession {
     return { ok: true, session: new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, strict, greetings) };
   }
 
+  /** Round trip of the EHLO exchange, in ms. */
+  get roundTripMs(): number {
+    return this.rttMs;
+  }
+
   /** Transactions started on this session. */
   get transactionsDone(): number {
     return this.transactions;
@@ -303,12 +306,15 @@ export class ProbeSession {
       closed: false,
       desync: false,
       slowdownAfter: null,
-      firstSlowAfter: null,
       slowRejections: 0,
       slowEhlo: false,
     };
     const timing = new ReplyTiming(this.rttMs, Math.max(this.settings.slowReplyMs ?? DEFAULT_SLOW_REPLY_MS, this.rttMs * 4));
     const pipelined = this.pipelined;
+    // Late replies in a row, whether one of them was accepted, and the errors before the first.
+    let slowRun = 0;
+    let slowAccepted = false;
+    let slowRunAfter = 0;
     for (let i = 0; i < steps.length; i++) {
       const { step, index } = steps[i] as GroupStep;
       if (i === 0 || !pipelined) {
@@ -341,8 +347,13 @@ export class ProbeSession {
       if (!fitsCommand(step, reply)) return this.fail(result, desynced(step, `${reply.code} cannot answer ${step.toUpperCase()}`), true);
       const slow = timing.slow(this.reader.lastAt);
       if (slow) {
-        result.firstSlowAfter ??= this.errors;
+        if (slowRun === 0) slowRunAfter = this.errors;
+        slowRun++;
+        slowAccepted ||= is2xx(reply);
         if (reply.code >= 400) result.slowRejections++;
+      } else {
+        slowRun = 0;
+        slowAccepted = false;
       }
       if (reply.code === 421) return this.fail(result, failureFromReply(reply, step));
       if (reply.code >= 400) this.errors++;
@@ -352,9 +363,11 @@ export class ProbeSession {
       // reply once the client has made enough errors, accepted ones too: waiting out the rest of
       // the group would cost a sleep per reply, so the session ends here (what is unanswered goes
       // back to the queue). A tarpit delays the rejections only: those are the answers, awaited.
-      if (slow && is2xx(reply) && this.errors > 0) {
-        result.slowdownAfter = this.errors;
-        return this.fail(result, { kind: 'temporary', step, reply: null, detail: `${step}: every reply slowed after ${this.errors} errors (error sleep)` });
+      // Two late replies in a row, one of them accepted, tell an error sleep from a stall of this
+      // process (after which the queued replies all come at once, only the first of them late).
+      if (slowRun >= 2 && slowAccepted && slowRunAfter > 0) {
+        result.slowdownAfter = slowRunAfter;
+        return this.fail(result, { kind: 'temporary', step, reply: null, detail: `${step}: every reply slowed after ${slowRunAfter} errors (error sleep)` });
       }
       if (step === 'mail' && !is2xx(reply) && !pipelined) {
         // Nothing more to ask in this transaction; its end still checks the replies' order.

@@ -21,6 +21,12 @@ export interface BenchWorldOptions {
   /** Greylisting period of greylisted mailboxes. Default 500 ms. */
   greylistMs?: number;
   truth?: TruthOptions;
+  /**
+   * Real servers' defences on the hosts (spec.ts HostDefences): every `tarpitEvery`-th host an
+   * Exchange-like tarpit of `tarpitMs` on each 550 5.1.1, every other host Postfix's stock error
+   * limits (soft 10 with 1 s sleeps, hard 20). Defended hosts greet after `greetDelayMs`.
+   */
+  defences?: { tarpitEvery: number; tarpitMs: number; greetDelayMs: number };
 }
 
 export type BenchWorld = WorldSpec & {
@@ -76,6 +82,11 @@ export function benchWorld(options: BenchWorldOptions): BenchWorld {
     const host: MxHostSpec = { name: `mx.${name}` };
     if (options.commandLatencyMs !== undefined) host.commandLatencyMs = options.commandLatencyMs;
     if (options.maxConnections !== undefined) host.maxConnections = options.maxConnections;
+    if (options.defences) {
+      const { tarpitEvery, tarpitMs, greetDelayMs } = options.defences;
+      host.defences = (d + 1) % tarpitEvery === 0 ? { tarpit: { delayMs: tarpitMs } } : { errorLimits: { soft: 10, hard: 20, sleepMs: 1000 }, junkCommandLimit: 100 };
+      host.greetDelayMs = greetDelayMs;
+    }
     hosts.push(host);
     const mailboxes: Record<string, MailboxBehaviour> = {};
     const used = new Set<string>();

@@ -2,7 +2,8 @@
  * An MX host with the defences of a real server (spec.ts HostDefences, defences.ts): the
  * mini-SMTP dialogue with a HostGuard consulted at connect and a SessionGuard at every
  * command, replies held back in order as the defences say, and `commandLatencyMs` before each
- * reply like a network round trip. No early-talker pause: Postfix and Exchange greet at once.
+ * reply like a network round trip. No early-talker pause unless `greetDelayMs` asks for one:
+ * Postfix and Exchange greet at once.
  */
 import { startAcceptor, type Acceptor } from './acceptor.js';
 import { HostGuard } from './defences.js';
@@ -29,7 +30,7 @@ export function startDefendedHost(host: MxHostSpec, ip: string, port: number, ct
       log.hit('unsolicited');
       scheduler.sendUnsolicited(`250 ${name} says hello before its greeting`);
     }
-    scheduler.send(`220 ${name} ESMTP`);
+    scheduler.send(`220 ${name} ESMTP`, host.greetDelayMs ?? 0);
     runDialogue(socket, log, { host, policy: ctx.policy, recorder: ctx.recorder, guard: session, scheduler });
   });
 }

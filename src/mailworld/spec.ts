@@ -100,6 +100,8 @@ export interface MxHostSpec {
   webmailAcceptAll?: boolean;
   /** Anti-abuse defences of real servers. They change how fast a verifier may ask, never the truth. */
   defences?: HostDefences;
+  /** A host with defences greets at once (as Postfix does); this delays its banner, e.g. 100 ms like smtp-server's early-talker pause. */
+  greetDelayMs?: number;
 }
 
 export interface DomainSpec {

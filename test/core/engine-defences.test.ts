@@ -16,6 +16,8 @@ import { startEngineWorld, type EngineWorld } from './world-engine.js';
  * back-off are shortened to match.
  */
 const FAST: Partial<EngineTuning> = { slowReplyMs: 100, backoffMs: 50, maxBackoffMs: 200 };
+/** Nothing here is about timeouts: a loaded machine must not turn a slow reply into one. */
+const PATIENT = { smtpTimeoutMs: 5000 };
 
 async function verifyAll(ew: EngineWorld, addresses: readonly string[], engine = ew.engine): Promise<Map<string, EngineResult>> {
   const results = new Map<string, EngineResult>();
@@ -36,7 +38,7 @@ function assertAllRight(ew: EngineWorld, addresses: readonly string[], results: 
 
 async function scenario(defences: HostDefences, tuning: Partial<EngineTuning> = {}, world: Parameters<typeof defendedWorld>[1] = {}) {
   const dw = defendedWorld(defences, world);
-  const ew = await startEngineWorld(dw.spec, { ...FAST, ...tuning });
+  const ew = await startEngineWorld(dw.spec, { ...FAST, ...PATIENT, ...tuning });
   return { dw, ew, hits: () => ew.world.recorder.limitHits(dw.host) };
 }
 
@@ -56,7 +58,9 @@ describe('real servers defences: every verdict right, no limit hit that could be
     t.after(() => ew.close());
     const first = ew.another({}, { cache });
     assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses, first));
-    assert.equal(hits().too_many_errors ?? 0, 0, 'never closed for errors');
+    // Limits below Postfix's defaults cannot be known before the host shows them: the first
+    // sessions may set them off (a 421 loses nothing), the lesson is kept.
+    assert.ok((hits().too_many_errors ?? 0) <= 2, JSON.stringify(hits()));
     await first.close();
     ew.world.reset();
     const next = ew.another({}, { cache });
@@ -137,7 +141,7 @@ describe('real servers defences: every verdict right, no limit hit that could be
     const dw = defendedWorld({ greetingThrottle: { after: 3, sleepMs: 250 } }, { addresses: 60, unknownShare: 0.05 });
     const host = dw.spec.hosts[0];
     if (host) host.greeting = 'mx.defended.test ESMTP Sendmail 8.17.1/8.17.1';
-    const ew = await startEngineWorld(dw.spec, FAST);
+    const ew = await startEngineWorld(dw.spec, { ...FAST, ...PATIENT });
     t.after(() => ew.close());
     assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses));
     assert.deepEqual(ew.world.recorder.limitHits(dw.host), {});

@@ -56,6 +56,8 @@ export const TARPIT_ERROR_BUDGET = 3;
 const PRIOR_REFUSAL_RATE = 0.25;
 /** Weight of the prior, in recipients. */
 const PRIOR_WEIGHT = 8;
+/** Recipients a host's own refusal share must rest on before it may plan below the share seen everywhere. */
+const TRUSTED_SAMPLE = 100;
 /** Counts are halved past this, so the estimate follows a list whose mix changes. */
 const STATS_WINDOW = 400;
 const MAX_PROFILES = 10_000;
@@ -149,11 +151,17 @@ export class HostLearning {
     decayed(this.all);
   }
 
-  /** Expected share of refusals of the next recipients at `host`, and how much it rests on. */
+  /**
+   * Expected share of refusals of the next recipients at `host`, and how much it rests on. Until
+   * a host's own share rests on `TRUSTED_SAMPLE` recipients, it is not taken below the share seen
+   * everywhere: a host's first replies can be luckier than its list (a few dozen recipients at a
+   * quarter refused often show a tenth), and a group sized on that luck overshoots the budget.
+   */
   refusals(host: string): RefusalEstimate {
     const profile = this.profile(host);
-    const prior = (this.all.refusals + PRIOR_REFUSAL_RATE * PRIOR_WEIGHT) / (this.all.rcpts + PRIOR_WEIGHT);
-    return { rate: (profile.refusals + prior * PRIOR_WEIGHT) / (profile.rcpts + PRIOR_WEIGHT), weight: profile.rcpts + PRIOR_WEIGHT };
+    const everywhere = (this.all.refusals + PRIOR_REFUSAL_RATE * PRIOR_WEIGHT) / (this.all.rcpts + PRIOR_WEIGHT);
+    const own = (profile.refusals + everywhere * PRIOR_WEIGHT) / (profile.rcpts + PRIOR_WEIGHT);
+    return { rate: profile.rcpts < TRUSTED_SAMPLE ? Math.max(own, everywhere) : own, weight: profile.rcpts + PRIOR_WEIGHT };
   }
 
   /** The host showed its error limit: `limit` errors made it slow down, close, or drop us. */

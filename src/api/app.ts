@@ -5,17 +5,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Backend } from '../store/backend.js';
 import type { Logger } from '../logger.js';
 import { parseAddress } from '../core/syntax/address.js';
+import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { VerifyService } from '../service/verify-service.js';
 import type { BatchService } from '../service/batch-service.js';
 import type { ResultsService } from '../service/results-service.js';
 import type { Metrics } from '../service/metrics.js';
-import { ApiError, ERROR_CATALOG } from './errors.js';
+import { ApiError } from './errors.js';
 import { authenticate } from './auth.js';
 import type { RateLimitDefaults } from './auth.js';
 import { verifyRoute } from './routes/verify.js';
@@ -57,24 +58,41 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Api
     .send(JSON.stringify({ error: { code: err.code, message: err.message, requestId: request.id } }));
 }
 
-/** Maps anything thrown into the catalog: schema breaks and parser refusals are 400, never 500. */
-function toApiError(err: FastifyError & { validationContext?: string }): ApiError {
+/** The interface's bodies are JSON (docs/interface-spec.md); any other type is refused with a message that says so. */
+const CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
+
+/**
+ * Maps anything thrown into the catalog: schema breaks and parser refusals are 400, never 500.
+ * A body that is not JSON is 400 too, not 415: docs/interface-spec.md §7 lists every error status of
+ * each route and 415 is not among them (docs/errors.md, "Why a non-JSON body is 400").
+ */
+function toApiError(err: FastifyError & { validationContext?: string }, request: FastifyRequest): ApiError {
+  const body: unknown = request.body;
   if (err instanceof ApiError) return err;
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    const given = request.headers['content-type'];
+    return new ApiError('invalid_request', `${CONTENT_TYPE_MESSAGE}${given ? ` (got ${JSON.stringify(given.slice(0, 100))})` : ''}.`);
+  }
   if (err.validation) {
     const first = err.validation[0];
     if (err.validationContext === 'headers') return new ApiError('missing_idempotency_key');
     const path = first?.instancePath ?? '';
+    if (err.validationContext === 'body' && path === '' && body === undefined) {
+      return new ApiError('invalid_request', `The body is missing: send a JSON object (${CONTENT_TYPE_MESSAGE}).`);
+    }
     const emailItem = /^\/emails\/(\d+)$/.exec(path);
+    // The message names the problem (the value is read back from the body: ajv's format check only says no).
+    const fields = (body ?? {}) as { email?: unknown; emails?: unknown[] };
     if (emailItem && (first?.keyword === 'format' || first?.keyword === 'maxLength' || first?.keyword === 'type')) {
-      return new ApiError('invalid_email', `emails[${emailItem[1]}] is not a valid address`);
+      return new ApiError('invalid_email', invalidAddressMessage(`emails[${emailItem[1]}]`, fields.emails?.[Number(emailItem[1])]));
     }
     if (path === '/email' && (first?.keyword === 'format' || first?.keyword === 'maxLength')) {
-      return new ApiError('invalid_email', 'email is not a valid address');
+      return new ApiError('invalid_email', invalidAddressMessage('email', fields.email));
     }
     return new ApiError('invalid_request', `${err.validationContext ?? 'request'}${path} ${first?.message ?? 'is invalid'}`.trim());
   }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    // Malformed JSON, wrong content type, oversized or empty body: the spec's 400.
+    // Malformed JSON, an oversized or empty body: the spec's 400.
     return new ApiError('invalid_request', err.message);
   }
   return new ApiError('internal_error');
@@ -112,11 +130,12 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? 60_000;
   const app = Fastify({
-    // Keys never reach the logs (DESIGN.md §3): the logger redacts them (src/logger.ts).
+    // Keys never reach the logs (docs/design.md §3): the logger redacts them (src/logger.ts).
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One log line per request, written by the onResponse hook below, instead of Fastify's two
-    // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3).
-    disableRequestLogging: true,
+    // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3). Through the log
+    // controller: the top-level `disableRequestLogging` is deprecated (FSTDEP023, removed in Fastify 6).
+    logController: new LogController({ disableRequestLogging: true }),
     // Requests that arrive while closing reach our handlers, which answer 503 with the spec's error body.
     return503OnClosing: false,
     bodyLimit: BODY_LIMIT,
@@ -143,7 +162,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest('apiKey', null);
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // JSON only: Fastify's built-in text/plain parser would hand a string to the schema ("body must be object").
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
     try {
@@ -183,7 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         if (!request.raw.complete) request.raw.destroy();
       }, 10_000).unref();
     }
-    const apiError = toApiError(err);
+    const apiError = toApiError(err, request);
     if (apiError.status >= 500) request.log.error({ err }, 'request failed');
     return sendError(request, reply, apiError);
   });
@@ -200,4 +220,3 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
-export { ERROR_CATALOG };

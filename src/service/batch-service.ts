@@ -4,19 +4,20 @@
  * wake the workers.
  */
 import { parseAddress } from '../core/syntax/address.js';
+import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { SyntaxError } from '../core/syntax/address.js';
 import { syntaxRejection } from '../core/syntax-rejection.js';
 import { toStoredResult } from '../store/store.js';
 import type { AuthenticatedKey, BatchRequestView, NewBatchItem } from '../store/store.js';
 import type { BatchesRole, ListsRole, WorkQueueRole } from '../store/backend.js';
-import type { ErrorCode } from '../api/errors.js';
+import type { Refusal } from './errors.js';
 import { idempotencyClaim } from './idempotency.js';
 
 export const BATCH_ROUTE = 'POST /v1/requests';
 
 export type BatchOutcome =
   | { kind: 'created' | 'replay'; request: BatchRequestView }
-  | { kind: 'refused'; code: ErrorCode; message?: string; status?: number };
+  | Refusal;
 
 export interface BatchServiceOptions {
   batches: BatchesRole;
@@ -46,8 +47,7 @@ export class BatchService {
       const parsed = body.emails.map((e) => parseAddress(e));
       const bad = parsed.findIndex((p) => !p.ok);
       if (bad >= 0) {
-        const p = parsed[bad];
-        return { kind: 'refused', code: 'invalid_email', message: `emails[${bad}] is not a valid address (${p && !p.ok ? p.error : 'invalid'})` };
+        return { kind: 'refused', code: 'invalid_email', message: invalidAddressMessage(`emails[${bad}]`, body.emails[bad]) };
       }
       total = body.emails.length;
       items = dedupe(parsed.map((p) => (p.ok ? { email: p.address.normalized, domain: p.address.domain } : null)), now);
@@ -80,7 +80,7 @@ export class BatchService {
     });
     switch (outcome.kind) {
       case 'idempotency_mismatch':
-        return { kind: 'refused', code: 'idempotency_key_reused', status: 422 };
+        return { kind: 'refused', code: 'idempotency_key_reused' };
       case 'insufficient_credits':
         return {
           kind: 'refused',

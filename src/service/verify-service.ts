@@ -7,10 +7,11 @@
  * process (a replay of the 202 then finds the result).
  */
 import { parseAddress } from '../core/syntax/address.js';
+import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { AuthenticatedKey, VerificationRecord } from '../store/store.js';
 import type { VerificationsRole } from '../store/backend.js';
 import { toStoredResult } from '../store/store.js';
-import type { ErrorCode } from '../api/errors.js';
+import type { Refusal } from './errors.js';
 import { engineFor } from './engines.js';
 import type { Engines } from './engines.js';
 import { idempotencyClaim } from './idempotency.js';
@@ -26,7 +27,7 @@ const RESUME_BATCH = 100;
 export type VerifyOutcome =
   | { kind: 'completed'; record: VerificationRecord; replayed: boolean }
   | { kind: 'pending'; record: VerificationRecord; replayed: boolean }
-  | { kind: 'refused'; code: ErrorCode; message?: string };
+  | Refusal;
 
 export interface VerifyServiceOptions {
   verifications: VerificationsRole;
@@ -87,7 +88,7 @@ export class VerifyService {
 
   async verify(key: AuthenticatedKey, body: { email: string; timeoutMs?: number }, idempotencyKey: string): Promise<VerifyOutcome> {
     const parsed = parseAddress(body.email);
-    if (!parsed.ok) return { kind: 'refused', code: 'invalid_email', message: `email is not a valid address (${parsed.error})` };
+    if (!parsed.ok) return { kind: 'refused', code: 'invalid_email', message: invalidAddressMessage('email', body.email) };
     if (this.draining) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
     if (this.inFlight.size >= this.options.maxInFlight) {
       return { kind: 'refused', code: 'service_unavailable', message: 'Too many checks in progress; retry later.' };

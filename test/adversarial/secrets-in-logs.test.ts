@@ -6,7 +6,7 @@ import { addAccounts } from './fuzz-target.js';
 import type { RawHeaders } from './raw-http.js';
 
 /**
- * DESIGN.md §3: keys never appear in logs (X-Api-Key and Authorization are redacted). A real
+ * docs/design.md §3: keys never appear in logs (X-Api-Key and Authorization are redacted). A real
  * `presend serve` logs at debug level while every route is called with every key in both
  * forms, on success and error paths; then its whole output is searched for the keys.
  */
@@ -37,7 +37,7 @@ describe('secrets: keys never reach the logs', () => {
       ]);
       assert.ok(beta && revokedOwner);
       keys.push(beta.live, beta.test);
-      const revoke = await runCli(['keys', 'revoke', revokedOwner.test.slice(0, 'ps_test.'.length + 6)], service.adminEnv);
+      const revoke = await runCli(['keys', 'revoke', revokedOwner.test.slice(0, 'ps_test.'.length + 6), '--account', 'gamma', '--yes'], service.adminEnv);
       assert.equal(revoke.code, 0, revoke.stderr);
       keys.push(revokedOwner.test);
 

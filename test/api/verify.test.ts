@@ -1,13 +1,14 @@
-import { test, describe, before, after } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { describeOnEveryBackend } from './backends.js';
 import { startHarness, newIdem } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError, isVerifyResult } from './schema-check.js';
 
-describe('POST /v1/verify', () => {
+describeOnEveryBackend('POST /v1/verify', (backend) => {
   let h: Harness;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ backend });
   });
   after(async () => h.close());
 
@@ -129,6 +130,73 @@ describe('POST /v1/verify', () => {
     isError(await h.call('POST', '/v1/verify', { key, idem: newIdem(), rawBody: JSON.stringify({ email: 'x'.repeat(17_000_000) }), headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
   });
 
+  test('a body that is not JSON is 400 invalid_request saying Content-Type must be application/json, on both POST routes (the spec lists no 415)', async () => {
+    const a = await h.newAccount(1);
+    const json = JSON.stringify({ email: 'deliverable@example.com' });
+    const cases: Array<{ type: string | null; body: string | Uint8Array; says: RegExp }> = [
+      { type: 'application/x-www-form-urlencoded', body: 'email=deliverable%40example.com', says: /Content-Type must be application\/json \(got "application\/x-www-form-urlencoded"\)/ },
+      { type: 'text/plain', body: json, says: /Content-Type must be application\/json \(got "text\/plain"\)/ },
+      { type: 'multipart/form-data; boundary=x', body: '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@example.com\r\n--x--', says: /Content-Type must be application\/json/ },
+      // fetch sends a byte body with no Content-Type at all.
+      { type: null, body: new TextEncoder().encode(json), says: /Content-Type must be application\/json/ },
+    ];
+    for (const path of ['/v1/verify', '/v1/requests']) {
+      for (const c of cases) {
+        const headers: Record<string, string> = { 'x-api-key': a.live, 'idempotency-key': newIdem() };
+        if (c.type) headers['content-type'] = c.type;
+        const res = await fetch(`${h.url}${path}`, { method: 'POST', headers, body: c.body });
+        const body = (await res.json()) as { error: { message: string } };
+        isError({ status: res.status, headers: res.headers, body }, 400, 'invalid_request');
+        assert.match(body.error.message, c.says, `${path} ${c.type}`);
+      }
+      const empty = await fetch(`${h.url}${path}`, { method: 'POST', headers: { 'x-api-key': a.live, 'idempotency-key': newIdem() } });
+      const body = (await empty.json()) as { error: { message: string } };
+      isError({ status: empty.status, headers: empty.headers, body }, 400, 'invalid_request');
+      assert.match(body.error.message, /body is missing.*Content-Type must be application\/json/, `${path} without a body`);
+    }
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 1, 'nothing was held or billed');
+  });
+
+  test('an address wrapped in white space is 400 invalid_email naming the problem, never trimmed', async () => {
+    const a = await h.newAccount(1);
+    for (const [email, named] of [
+      [' deliverable@example.com', /starts with a space/],
+      ['deliverable@example.com\n', /ends with a line feed \(U\+000A\)/],
+      ['deliverable@example.com\r\n', /ends with a line feed/],
+      ['deliverable@example.com\r', /ends with a carriage return/],
+    ] as const) {
+      const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email } });
+      isError(r, 400, 'invalid_email');
+      assert.match(r.body.error.message, /^email is not a valid address: /);
+      assert.match(r.body.error.message, named, JSON.stringify(email));
+    }
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId), { granted: 1, debited: 0, held: 0, available: 1 }, 'nothing billed');
+  });
+
+  test('invisible and format characters are 400 invalid_email naming the character', async () => {
+    const a = await h.newAccount(1);
+    for (const [email, named] of [
+      ['deliverable\u202e@example.com', /U\+202E/],
+      ['deli\u200bverable@example.com', /U\+200B/],
+      ['deli\u00adverable@example.com', /U\+00AD/],
+      ['deli\u2028verable@example.com', /U\+2028/],
+      ['deli\ufeffverable@example.com', /U\+FEFF/],
+      ['deli\ufdd0verable@example.com', /U\+FDD0/],
+    ] as const) {
+      const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email } });
+      isError(r, 400, 'invalid_email');
+      assert.match(r.body.error.message, named, JSON.stringify(email));
+    }
+  });
+
+  test('an emoji or CJK extension B local part and a dotless domain pass the email format', async () => {
+    const a = await h.newAccount(3);
+    for (const email of ['😀@example.com', '\u{20000}@example.com', 'test@io']) {
+      const r = await h.call('POST', '/v1/verify', { key: a.test, idem: newIdem(), body: { email } });
+      assert.equal(r.status, 200, `${email}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    }
+  });
+
   test('an internationalised address passes the email format', async () => {
     const a = await h.newAccount(1);
     const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@bücher.example' } });
@@ -163,9 +231,9 @@ describe('POST /v1/verify', () => {
   });
 });
 
-describe('POST /v1/verify under load and shutdown', () => {
+describeOnEveryBackend('POST /v1/verify under load and shutdown', (backend) => {
   test('more checks in flight than allowed is 503 service_unavailable', async () => {
-    const h = await startHarness({ server: { maxInFlightVerifies: 1 } });
+    const h = await startHarness({ backend, server: { maxInFlightVerifies: 1 } });
     try {
       const a = await h.newAccount(5);
       const slow = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'slow@example.com', timeoutMs: 10 } });
@@ -177,7 +245,7 @@ describe('POST /v1/verify under load and shutdown', () => {
   });
 
   test('a key over its rate limit gets 429 with Retry-After and RateLimit headers on every route', async () => {
-    const h = await startHarness({ env: { PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '2' } });
+    const h = await startHarness({ backend, env: { PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '2' } });
     try {
       const a = await h.newAccount(5);
       const id = '00000000-0000-4000-8000-000000000000';

@@ -5,8 +5,9 @@
 import type { Backend, EngineStateRole } from './backend.js';
 import type { Store } from './store.js';
 import type { BatchQueue } from '../queue/queue.js';
+import type { OwnerRoles } from './roles/owner-roles.js';
 
-export function rolesOf(store: Store, queue: BatchQueue, engineState: EngineStateRole, closeMore: () => Promise<void>): Backend {
+export function rolesOf(store: Store, queue: BatchQueue, engineState: EngineStateRole, owners: OwnerRoles, closeMore: () => Promise<void>): Backend {
   let closing: Promise<void> | null = null;
   return {
     kind: store.kind,
@@ -54,6 +55,7 @@ export function rolesOf(store: Store, queue: BatchQueue, engineState: EngineStat
     },
     engineState,
     retention: { purgeExpired: (n, d) => store.purgeExpired(n, d) },
+    ...owners,
     migrate: () => store.migrate(),
     ping: () => store.ping(),
     close() {

@@ -6,6 +6,8 @@ import { openPgBossQueue } from '../../queue/pg-boss.js';
 import type { BatchQueue } from '../../queue/queue.js';
 import { openPostgresStore } from './postgres-store.js';
 import { openSharedEngineState } from './shared-engine-state.js';
+import { postgresDb } from '../interim-db.js';
+import { openOwnerRoles } from '../roles/owner-roles.js';
 
 export async function openPostgresBackend(databaseUrl: string, config: BackendConfig): Promise<Backend> {
   const store = await openPostgresStore(databaseUrl, { max: config.databasePoolSize });
@@ -21,5 +23,5 @@ export async function openPostgresBackend(databaseUrl: string, config: BackendCo
       if (started) await (await started).close();
     },
   };
-  return rolesOf(store, queue, shared.deps, () => shared.close());
+  return rolesOf(store, queue, shared.deps, openOwnerRoles(postgresDb(store.db)), () => shared.close());
 }

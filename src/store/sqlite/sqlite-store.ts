@@ -30,6 +30,16 @@ export class SqliteStore implements Store {
     this.checkpointer = options.longRunning && !this.ctx.db.memory ? new WalCheckpointer(this.ctx.db) : null;
   }
 
+  /** INTERIM (step 2 of #11 replaces this store): the connection the dashboard's roles share. */
+  get connection(): SqliteContext['db'] {
+    return this.ctx.db;
+  }
+
+  /** INTERIM: a key revoked outside this store's methods must stop authenticating at once. */
+  forgetCachedKeys(): void {
+    this.keys.clear();
+  }
+
   async migrate(): Promise<void> {
     migrateSqlite(this.ctx.db);
   }

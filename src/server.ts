@@ -16,6 +16,9 @@ import { Metrics } from './service/metrics.js';
 import { closeEngines } from './service/engines.js';
 import type { Engines } from './service/engines.js';
 import { buildApp } from './api/app.js';
+import { dashboardPlugin } from './dashboard/plugin.js';
+import { OwnerAuth } from './service/owner-sign-in.js';
+import { KeyUsageRecorder } from './service/key-usage.js';
 
 export interface ServerOptions {
   config: PresendConfig;
@@ -77,8 +80,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     isDraining: () => shuttingDown,
   });
   const results = new ResultsService(backend.batches);
+  // Every key the API authenticates is a use of it (the dashboard shows the last one).
+  const keyUsage = new KeyUsageRecorder(backend.keyManagement, now, (m, e) => log(m, e));
   const app = await buildApp({
-    backend,
+    backend: { ...backend, accounts: keyUsage.wrap(backend.accounts) },
     verify,
     batches,
     results,
@@ -89,6 +94,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     isShuttingDown: () => shuttingDown,
     now,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    trustProxy: config.trustProxy,
+  });
+  // The owners' dashboard (DESIGN.md §7): pages over the same services; no route under /v1.
+  await app.register(dashboardPlugin, {
+    prefix: '/dashboard',
+    backend,
+    auth: new OwnerAuth(backend, { now }),
+    verify,
+    batches,
+    results,
+    now,
+    maxUploadBytes: config.dashboardMaxUploadBytes,
   });
 
   log = (msg, extra) => app.log.warn(extra ?? {}, msg);
@@ -129,6 +146,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       stopAccepting();
       clearInterval(purgeTimer);
       await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop()]);
+      await keyUsage.close();
       await closeEngines(engines);
       await backend.close();
     })();

@@ -36,6 +36,8 @@ export interface AppDeps {
   now?: () => Date;
   /** How long a client may take to send a whole request, headers and body (default 60 s). */
   requestTimeoutMs?: number;
+  /** Proxies trusted for X-Forwarded-* (config.trustProxy). */
+  trustProxy?: boolean | number | string[];
 }
 
 /**
@@ -124,6 +126,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One log line per request, written by the onResponse hook below, instead of Fastify's two
     // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3).
     disableRequestLogging: true,
+    // A hop count trusts that many proxies nearest to us (proxy-addr's hop index).
+    trustProxy: typeof deps.trustProxy === 'number' ? ((hops: number) => (_address: string, hop: number) => hop < hops)(deps.trustProxy) : (deps.trustProxy ?? false),
     // Requests that arrive while closing reach our handlers, which answer 503 with the spec's error body.
     return503OnClosing: false,
     bodyLimit: BODY_LIMIT,

@@ -1,0 +1,59 @@
+/**
+ * Owners of an account (DESIGN.md §7): `presend users create` and `presend users
+ * reset-password` make a one-time link to set the password. Only the link token's SHA-256 is
+ * stored; the link is printed once, for the administrator to hand over.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { parseAddress } from '../core/syntax/address.js';
+import type { Backend } from '../store/backend.js';
+import type { OwnerUser, PasswordTokenPurpose } from '../store/owner-records.js';
+import { AdminRefusal } from './admin.js';
+
+/** How long a link stays usable: long enough to reach a new owner, short for a reset. */
+const LINK_LIFETIME_MS: Record<PasswordTokenPurpose, number> = { set: 72 * 3_600_000, reset: 3_600_000 };
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** 256 random bits, URL-safe. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function passwordLink(baseUrl: string, token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/dashboard/set-password/${token}`;
+}
+
+async function issueLink(backend: Pick<Backend, 'users'>, user: OwnerUser, purpose: PasswordTokenPurpose, baseUrl: string, now: Date): Promise<{ link: string; expiresAt: Date }> {
+  const token = newToken();
+  const expiresAt = new Date(now.getTime() + LINK_LIFETIME_MS[purpose]);
+  await backend.users.issuePasswordToken({ userId: user.id, tokenHash: hashToken(token), purpose, now, expiresAt });
+  return { link: passwordLink(baseUrl, token), expiresAt };
+}
+
+export interface OwnerLink {
+  user: OwnerUser;
+  link: string;
+  expiresAt: Date;
+}
+
+export async function createOwner(backend: Pick<Backend, 'accounts' | 'users'>, input: { accountName: string; email: string; baseUrl: string; now?: Date }): Promise<OwnerLink> {
+  const now = input.now ?? new Date();
+  const email = input.email.trim();
+  const parsed = parseAddress(email);
+  if (!parsed.ok) throw new AdminRefusal(`not an email address: "${email}"`, 2);
+  const account = await backend.accounts.findAccountByName(input.accountName);
+  if (!account) throw new AdminRefusal(`no account named "${input.accountName}"`);
+  const user = await backend.users.createUser({ accountId: account.id, email, now });
+  if (!user) throw new AdminRefusal(`an owner with the email ${email.toLowerCase()} already exists`);
+  return { user, ...(await issueLink(backend, user, 'set', input.baseUrl, now)) };
+}
+
+/** A new link for an owner who forgot the password; the old password works until the link is used. */
+export async function resetPasswordLink(backend: Pick<Backend, 'users'>, input: { email: string; baseUrl: string; now?: Date }): Promise<OwnerLink> {
+  const now = input.now ?? new Date();
+  const user = await backend.users.findUserByEmail(input.email.trim());
+  if (!user) throw new AdminRefusal(`no owner with the email ${input.email.trim().toLowerCase()}`);
+  return { user, ...(await issueLink(backend, user, user.passwordSetAt === null ? 'set' : 'reset', input.baseUrl, now)) };
+}

@@ -6,6 +6,8 @@
  * stops start-up with a ConfigError that names the variable.
  */
 import { hostname } from 'node:os';
+import { parsePrivateMxAllowance, type PrivateMxAllowance } from './core/dns/address-safety.js';
+import { heloNameProblem } from './core/helo-name.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -29,7 +31,8 @@ export interface PresendConfig {
   /** Empty means the system resolver. */
   dnsServers: HostPort[];
   smtpPort: number;
-  allowPrivateMx: boolean;
+  /** false: refuse private MX addresses; 'loopback': 127.0.0.0/8 and ::1 only; true: all. */
+  allowPrivateMx: PrivateMxAllowance;
   /** Required before a live probe is made; null means "not configured" (live probes refuse). */
   heloName: string | null;
   mailFrom: string | null;
@@ -102,14 +105,6 @@ function parseIntVar<F extends number | null>(env: Env, name: string, fallback: 
   return value;
 }
 
-function parseBoolVar(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(name, `expected true or false, got "${env[name]}"`);
-}
-
 export function parseHostPort(text: string, defaultPort: number, variable: string): HostPort {
   const trimmed = text.trim();
   // [::1]:53 or [::1]
@@ -128,6 +123,10 @@ export function parseHostPort(text: string, defaultPort: number, variable: strin
   return { host: trimmed, port: defaultPort };
 }
 
+function badValue(env: Env, name: string, expected: string): never {
+  throw new ConfigError(name, `${expected}, got "${env[name] ?? ''}"`);
+}
+
 function validateDatabaseUrl(url: string): string {
   if (url.startsWith('sqlite:') || url.startsWith('postgres://') || url.startsWith('postgresql://')) return url;
   throw new ConfigError('PRESEND_DATABASE_URL', `expected sqlite:PATH, sqlite::memory: or postgres://…, got "${url}"`);
@@ -136,10 +135,8 @@ function validateDatabaseUrl(url: string): string {
 function validateHelo(name: string | undefined): string | null {
   if (name === undefined || name.trim() === '') return null;
   const value = name.trim();
-  if (value.toLowerCase() === 'localhost') {
-    throw new ConfigError('PRESEND_HELO_NAME', 'must be a real host name of yours, never "localhost"');
-  }
-  if (!/^[a-z0-9.-]+$/i.test(value)) throw new ConfigError('PRESEND_HELO_NAME', `not a host name: "${value}"`);
+  const problem = heloNameProblem(value);
+  if (problem) throw new ConfigError('PRESEND_HELO_NAME', problem);
   return value;
 }
 
@@ -200,7 +197,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     port: parseIntVar(env, 'PRESEND_PORT', 8080, 0, 65535),
     dnsServers: dnsRaw ? dnsRaw.split(',').map((s) => parseHostPort(s, 53, 'PRESEND_DNS_SERVERS')) : [],
     smtpPort: parseIntVar(env, 'PRESEND_SMTP_PORT', 25, 1, 65535),
-    allowPrivateMx: parseBoolVar(env, 'PRESEND_ALLOW_PRIVATE_MX', false),
+    allowPrivateMx: parsePrivateMxAllowance(env.PRESEND_ALLOW_PRIVATE_MX) ?? badValue(env, 'PRESEND_ALLOW_PRIVATE_MX', 'expected false, loopback or true'),
     heloName: validateHelo(env.PRESEND_HELO_NAME),
     mailFrom: validateMailFrom(env.PRESEND_MAIL_FROM),
     smtpProxy: validateProxy(env.PRESEND_SMTP_PROXY),

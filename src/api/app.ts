@@ -10,6 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import swagger from '@fastify/swagger';
 import type { Backend } from '../store/backend.js';
 import { parseAddress } from '../core/syntax/address.js';
+import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { VerifyService } from '../service/verify-service.js';
 import type { BatchService } from '../service/batch-service.js';
 import type { ResultsService } from '../service/results-service.js';
@@ -60,18 +61,20 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Api
 }
 
 /** Maps anything thrown into the catalog: schema breaks and parser refusals are 400, never 500. */
-function toApiError(err: FastifyError & { validationContext?: string }): ApiError {
+function toApiError(err: FastifyError & { validationContext?: string }, body?: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err.validation) {
     const first = err.validation[0];
     if (err.validationContext === 'headers') return new ApiError('missing_idempotency_key');
     const path = first?.instancePath ?? '';
     const emailItem = /^\/emails\/(\d+)$/.exec(path);
+    // The message names the problem (the value is read back from the body: ajv's format check only says no).
+    const fields = (body ?? {}) as { email?: unknown; emails?: unknown[] };
     if (emailItem && (first?.keyword === 'format' || first?.keyword === 'maxLength' || first?.keyword === 'type')) {
-      return new ApiError('invalid_email', `emails[${emailItem[1]}] is not a valid address`);
+      return new ApiError('invalid_email', invalidAddressMessage(`emails[${emailItem[1]}]`, fields.emails?.[Number(emailItem[1])]));
     }
     if (path === '/email' && (first?.keyword === 'format' || first?.keyword === 'maxLength')) {
-      return new ApiError('invalid_email', 'email is not a valid address');
+      return new ApiError('invalid_email', invalidAddressMessage('email', fields.email));
     }
     return new ApiError('invalid_request', `${err.validationContext ?? 'request'}${path} ${first?.message ?? 'is invalid'}`.trim());
   }
@@ -194,7 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         if (!request.raw.complete) request.raw.destroy();
       }, 10_000).unref();
     }
-    const apiError = toApiError(err);
+    const apiError = toApiError(err, request.body);
     if (apiError.status >= 500) request.log.error({ err }, 'request failed');
     return sendError(request, reply, apiError);
   });

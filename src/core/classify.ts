@@ -99,6 +99,10 @@ function fromRcpt(judgement: RcptJudgement, enhanced: string | null, traits: Add
       return verdict('MAILBOX_FULL', 'mailbox_full', byCode ? 0.9 : 0.8, 'smtp_rcpt');
     case 'greylisted':
       return verdict('GREYLISTED', 'greylisted', null, 'smtp_rcpt');
+    // The server limited the prober; the session code asks again, and only a host that keeps
+    // refusing leaves the address here: a recheck later, by any worker.
+    case 'throttled':
+      return verdict('TRANSIENT', 'throttled', null, 'smtp_rcpt');
     case 'blocked':
       return verdict('UNKNOWN', 'probe_blocked', null, 'smtp_rcpt');
     case 'temporary':

@@ -111,6 +111,7 @@ export const REASON_CODES = [
   'proxy_failure',
   'rcpt_rejected_unclassified',
   'aborted',
+  'throttled',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 

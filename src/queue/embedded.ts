@@ -1,8 +1,8 @@
-/** The embedded queue: wake-ups inside one process; other processes find work by polling the store. */
-import type { BatchQueue } from './queue.js';
+/** Wake-ups within one process (SQLite): a publish wakes this process's idle workers; another process on the same file finds work by polling. */
+import type { WakeUps } from './queue.js';
 import { WakeSignal } from './wake-signal.js';
 
-export class EmbeddedQueue implements BatchQueue {
+export class EmbeddedWakeUps implements WakeUps {
   private readonly wakeups = new WakeSignal();
 
   async publish(_requestId: string): Promise<void> {
@@ -12,6 +12,9 @@ export class EmbeddedQueue implements BatchQueue {
   waitForWork(signal: AbortSignal, maxWaitMs: number): Promise<void> {
     return this.wakeups.wait(signal, maxWaitMs);
   }
+
+  /** The worker that saw the greylisting wakes itself when the recheck is due (src/service/batch-runner.ts). */
+  async scheduleRecheck(): Promise<void> {}
 
   async close(): Promise<void> {
     this.wakeups.release();

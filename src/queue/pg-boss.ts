@@ -22,7 +22,7 @@
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { WakeSignal } from './wake-signal.js';
-import type { BatchQueue } from './queue.js';
+import type { WakeUps } from './queue.js';
 
 export const BATCH_CREATED_EVENT = 'presend-batch-created';
 /** The LISTEN/NOTIFY channel of the same event (an SQL identifier). */
@@ -46,7 +46,7 @@ export function wakeQueueName(affinity: string): string {
   return `presend-wake-${affinity.replace(/[^\w-]/g, '_').slice(0, 100)}`;
 }
 
-export class PgBossQueue implements BatchQueue {
+export class PgBossQueue implements WakeUps {
   private readonly wakeups = new WakeSignal();
   private poller: Promise<void> | null = null;
   private subscription: Promise<void> | null = null;

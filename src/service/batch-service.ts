@@ -4,6 +4,7 @@
  * wake the workers.
  */
 import { parseAddress } from '../core/syntax/address.js';
+import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { SyntaxError } from '../core/syntax/address.js';
 import { syntaxRejection } from '../core/syntax-rejection.js';
 import { toStoredResult } from '../store/store.js';
@@ -46,8 +47,7 @@ export class BatchService {
       const parsed = body.emails.map((e) => parseAddress(e));
       const bad = parsed.findIndex((p) => !p.ok);
       if (bad >= 0) {
-        const p = parsed[bad];
-        return { kind: 'refused', code: 'invalid_email', message: `emails[${bad}] is not a valid address (${p && !p.ok ? p.error : 'invalid'})` };
+        return { kind: 'refused', code: 'invalid_email', message: invalidAddressMessage(`emails[${bad}]`, body.emails[bad]) };
       }
       total = body.emails.length;
       items = dedupe(parsed.map((p) => (p.ok ? { email: p.address.normalized, domain: p.address.domain } : null)), now);

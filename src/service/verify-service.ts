@@ -7,6 +7,7 @@
  * process (a replay of the 202 then finds the result).
  */
 import { parseAddress } from '../core/syntax/address.js';
+import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { AuthenticatedKey, VerificationRecord } from '../store/store.js';
 import type { VerificationsRole } from '../store/backend.js';
 import { toStoredResult } from '../store/store.js';
@@ -86,7 +87,7 @@ export class VerifyService {
 
   async verify(key: AuthenticatedKey, body: { email: string; timeoutMs?: number }, idempotencyKey: string): Promise<VerifyOutcome> {
     const parsed = parseAddress(body.email);
-    if (!parsed.ok) return { kind: 'refused', code: 'invalid_email', message: `email is not a valid address (${parsed.error})` };
+    if (!parsed.ok) return { kind: 'refused', code: 'invalid_email', message: invalidAddressMessage('email', body.email) };
     if (this.draining) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
     if (this.inFlight.size >= this.options.maxInFlight) {
       return { kind: 'refused', code: 'service_unavailable', message: 'Too many checks in progress; retry later.' };

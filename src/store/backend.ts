@@ -126,6 +126,12 @@ export interface ListsRole {
   getList(accountId: string, listId: string): Promise<ListRecord | null>;
   /** Entries in import order. */
   readListEntries(listId: string): Promise<string[]>;
+  /**
+   * Imports a list: created `importing`, its entries appended chunk by chunk as they come, then
+   * `ready`. An empty import, or one whose entries fail to arrive, ends `failed` and throws
+   * `ListImportFailed` (src/store/roles/lists.ts) naming the list.
+   */
+  importList(input: { accountId: string; name: string | null; now: Date; entries: AsyncIterable<readonly string[]> | Iterable<readonly string[]> }): Promise<ListRecord>;
 }
 
 /** Per-key token buckets (DESIGN.md §4), shared by every API node when the store is. */

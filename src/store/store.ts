@@ -1,27 +1,7 @@
 /**
- * The store contract. Everything Presend keeps — accounts, keys, the credit ledger, lists,
- * single verifications, batch requests and their items, idempotency records, rate-limit
- * buckets and address history — goes through this interface. SQLite (src/store/sqlite) and
- * PostgreSQL (src/store/postgres) implement it; test/store/contract.ts runs the same suite
- * against both, so a behaviour that differs between them is a bug in one of them.
- *
- * Rules every implementation keeps:
- * - Every method is async, even where better-sqlite3 is synchronous.
- * - Each method is ONE transaction. Operations that must be atomic (create a request with its
- *   items and its credit hold; store an item's result together with its billing) are one method,
- *   never a sequence the caller has to get right.
- * - Refusals that a caller turns into an HTTP status (short balance, idempotency mismatch) are
- *   returned as data (`{ kind: ... }`), never thrown. Exceptions are for bugs and outages.
- * - Times are passed in (`now`) so tests control the clock; stored as ISO-8601 UTC strings
- *   (or timestamptz) and returned as ISO strings.
- * - Credits: balance = grants − debits − active holds. A hold turns into exactly one debit or
- *   one release; settling an already-settled item is a no-op (no double debit, ever).
- * - Billing, history, counters and the request outcome follow src/store/billing-rules.ts
- *   (`settle`, `finalizeStoredResult`, `nextHistory`, `countersFrom`, `requestOutcome`): both
- *   implementations call those helpers inside their transactions instead of re-deciding.
- * - Final results of a request are numbered 1, 2, 3, … in the order they became final
- *   (`final_seq`, dense, per request): the results cursor is that number.
- * - The SQLite implementation (src/store/sqlite/*) is the reference: when in doubt, read it.
+ * The records of the store contract: what the roles of src/store/backend.ts take and return
+ * (accounts, keys, balances, lists, checks, batch requests, items and their results). Plain
+ * data, the same on every dialect.
  */
 import type { EngineResult, LegacyDecision, PresendEnvelope, PreSendDecision, PublicVerdict } from '../core/types.js';
 
@@ -293,96 +273,6 @@ export interface PurgeOutcome {
   requests: number;
   verifications: number;
   idempotencyRecords: number;
-}
-
-export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
-  /** Apply pending numbered migrations (idempotent). */
-  migrate(): Promise<void>;
-  /** Cheap round trip for /readyz. */
-  ping(): Promise<void>;
-  close(): Promise<void>;
-
-  // accounts, keys, credits --------------------------------------------------------------
-  /** Null when the name is taken. `credits` > 0 adds an initial grant. */
-  createAccount(input: { name: string; credits: number; now: Date }): Promise<Account | null>;
-  findAccountByName(name: string): Promise<Account | null>;
-  setAccountRateLimit(accountId: string, perSecond: number | null, burst: number | null): Promise<void>;
-  grantCredits(accountId: string, credits: number, now: Date): Promise<CreditBalance>;
-  getBalance(accountId: string): Promise<CreditBalance>;
-  /** `hash` is the SHA-256 (hex) of the full key; the key itself is never stored. */
-  createApiKey(input: { accountId: string; hash: string; displayPrefix: string; mode: KeyMode; now: Date }): Promise<ApiKeyRecord>;
-  listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Revokes every active key whose display prefix starts with `prefix`; returns how many. */
-  revokeApiKeys(prefix: string, now: Date): Promise<number>;
-  /** Null for unknown or revoked keys. */
-  findActiveKey(hash: string): Promise<AuthenticatedKey | null>;
-
-  // rate limits ------------------------------------------------------------------------
-  /** Token bucket per key, kept in the store so several API nodes share it. */
-  consumeRateToken(input: { keyId: string; now: Date; perSecond: number; burst: number }): Promise<RateDecision>;
-
-  // lists ------------------------------------------------------------------------------
-  createList(input: { accountId: string; name: string | null; now: Date }): Promise<ListRecord>;
-  appendListEntries(listId: string, emails: readonly string[]): Promise<void>;
-  finishListImport(listId: string, state: 'ready' | 'failed'): Promise<ListRecord>;
-  /** Null for an unknown list or one of another account. */
-  getList(accountId: string, listId: string): Promise<ListRecord | null>;
-  /** Entries in import order. */
-  readListEntries(listId: string): Promise<string[]>;
-
-  // single verifications ---------------------------------------------------------------
-  /** Claims the idempotency key, checks and holds the credit, inserts the verification: one transaction. */
-  startVerification(input: StartVerificationInput): Promise<StartVerificationOutcome>;
-  /**
-   * Stores the result, fills `history` from the account's earlier checks of the address, and
-   * turns the hold into a debit (actionable verdict) or a release. Idempotent: a second call
-   * returns the record as it stands.
-   */
-  completeVerification(input: { verificationId: string; result: StoredResult; now: Date }): Promise<VerificationRecord>;
-  /** Engine failure (a bug or outage): state failed, hold released. */
-  failVerification(input: { verificationId: string; now: Date }): Promise<VerificationRecord>;
-  getVerification(accountId: string, verificationId: string): Promise<VerificationRecord | null>;
-  /** Verifications still running since before `olderThan` (their process died): fail and release. */
-  failStaleVerifications(olderThan: Date, now: Date): Promise<number>;
-  /** Extends the leases of checks this process is still running. */
-  renewVerificationLeases(verificationIds: readonly string[], until: Date): Promise<void>;
-  /**
-   * Takes over running checks whose lease lapsed (their process died): each is leased to the
-   * caller until `leaseExpiresAt` and returned, at most `limit`, oldest first. Two callers never
-   * take the same check.
-   */
-  claimAbandonedVerifications(input: { now: Date; leaseExpiresAt: Date; limit: number }): Promise<VerificationRecord[]>;
-
-  // batches ----------------------------------------------------------------------------
-  /** Idempotency claim + request + items + credit hold, atomically. Racing identical calls create one request. */
-  createBatchRequest(input: CreateBatchInput): Promise<CreateBatchOutcome>;
-  /** Null for unknown ids and requests of other accounts. */
-  getRequest(accountId: string, requestId: string): Promise<BatchRequestView | null>;
-  /**
-   * Leases up to `limit` items: pending ones (oldest request first, grouped by domain so one
-   * SMTP session serves many), greylisted ones whose recheck time has come (affinity first),
-   * and claimed ones whose lease expired (a crashed worker). Moves their requests to `running`.
-   */
-  claimItems(input: ClaimInput): Promise<ClaimedItem[]>;
-  /** Extends the lease of items still held by `owner`; returns the ids it no longer holds. */
-  renewLeases(owner: string, itemIds: readonly number[], until: Date): Promise<number[]>;
-  /** Hands unfinished items back (graceful shutdown). */
-  releaseClaims(owner: string, itemIds: readonly number[]): Promise<void>;
-  /**
-   * Stores an item's result and its billing in one transaction. A final result gets the next
-   * final sequence number of its request; when it was the last open item the request becomes
-   * `completed` with its finalization and retention. Idempotent per item.
-   */
-  recordItemResult(input: ItemResultInput): Promise<ItemResultOutcome>;
-  /** Final items with finalSeq > afterSeq in finality order, with the request read in the same snapshot. */
-  getResultsSlice(input: { accountId: string; requestId: string; afterSeq: number; limit: number }): Promise<ResultsSlice | null>;
-  /** Items not yet final over all requests (metrics). */
-  queueDepth(): Promise<number>;
-
-  // retention --------------------------------------------------------------------------
-  /** Deletes requests past retentionExpiresAt (with items), finished verifications and idempotency records past their expiry. */
-  purgeExpired(now: Date, verificationRetentionDays: number): Promise<PurgeOutcome>;
 }
 
 /** Decision → counter key (DESIGN.md §4). */

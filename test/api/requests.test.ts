@@ -124,6 +124,13 @@ describe('POST /v1/requests and GET /v1/requests/{id}', () => {
     assert.match(r.body.error.message, /emails\[2\]/);
   });
 
+  test('an address with a trailing line break is 400 invalid_email naming its index and the line feed', async () => {
+    const a = await h.newAccount(5);
+    const r = await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['ok@example.com', 'ok2@example.com\n'] } });
+    isError(r, 400, 'invalid_email');
+    assert.equal(r.body.error.message, 'emails[1] is not a valid address: it ends with a line feed (U+000A); send the address without surrounding white space');
+  });
+
   test('a batch larger than the balance is 402 and holds nothing', async () => {
     const a = await h.newAccount(1);
     isError(await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['a@example.com', 'b@example.com'] } }), 402, 'insufficient_credits');

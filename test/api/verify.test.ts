@@ -129,6 +129,46 @@ describe('POST /v1/verify', () => {
     isError(await h.call('POST', '/v1/verify', { key, idem: newIdem(), rawBody: JSON.stringify({ email: 'x'.repeat(17_000_000) }), headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
   });
 
+  test('an address wrapped in white space is 400 invalid_email naming the problem, never trimmed', async () => {
+    const a = await h.newAccount(1);
+    for (const [email, named] of [
+      [' deliverable@example.com', /starts with a space/],
+      ['deliverable@example.com\n', /ends with a line feed \(U\+000A\)/],
+      ['deliverable@example.com\r\n', /ends with a line feed/],
+      ['deliverable@example.com\r', /ends with a carriage return/],
+    ] as const) {
+      const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email } });
+      isError(r, 400, 'invalid_email');
+      assert.match(r.body.error.message, /^email is not a valid address: /);
+      assert.match(r.body.error.message, named, JSON.stringify(email));
+    }
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId), { granted: 1, debited: 0, held: 0, available: 1 }, 'nothing billed');
+  });
+
+  test('invisible and format characters are 400 invalid_email naming the character', async () => {
+    const a = await h.newAccount(1);
+    for (const [email, named] of [
+      ['deliverable\u202e@example.com', /U\+202E/],
+      ['deli\u200bverable@example.com', /U\+200B/],
+      ['deli\u00adverable@example.com', /U\+00AD/],
+      ['deli\u2028verable@example.com', /U\+2028/],
+      ['deli\ufeffverable@example.com', /U\+FEFF/],
+      ['deli\ufdd0verable@example.com', /U\+FDD0/],
+    ] as const) {
+      const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email } });
+      isError(r, 400, 'invalid_email');
+      assert.match(r.body.error.message, named, JSON.stringify(email));
+    }
+  });
+
+  test('an emoji or CJK extension B local part and a dotless domain pass the email format', async () => {
+    const a = await h.newAccount(3);
+    for (const email of ['😀@example.com', '\u{20000}@example.com', 'test@io']) {
+      const r = await h.call('POST', '/v1/verify', { key: a.test, idem: newIdem(), body: { email } });
+      assert.equal(r.status, 200, `${email}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    }
+  });
+
   test('an internationalised address passes the email format', async () => {
     const a = await h.newAccount(1);
     const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@bücher.example' } });

@@ -41,6 +41,9 @@ const ROWS: Array<[why: string, finding: Finding, traits: AddressTraits, verdict
   ['SERVFAIL', { kind: 'dns', result: 'servfail' }, PLAIN, 'TRANSIENT', 'non_verdict', 'recheck_later', 'completed'],
   ['DNS timeout', { kind: 'dns', result: 'timeout' }, PLAIN, 'TRANSIENT', 'non_verdict', 'recheck_later', 'completed'],
   ['other 4xx', reply('451 4.3.0 temporary local problem'), PLAIN, 'TRANSIENT', 'non_verdict', 'recheck_later', 'completed'],
+  ['throttled (Postfix recipient limit)', reply('452 4.5.3 Error: too many recipients'), PLAIN, 'TRANSIENT', 'non_verdict', 'recheck_later', 'completed'],
+  ['Gmail rate limit under 550 5.2.1', reply('550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.'), PLAIN, 'TRANSIENT', 'non_verdict', 'recheck_later', 'completed'],
+  ['quota worded in French under 552 5.1.1', reply('552 5.1.1 Boite du destinataire pleine. Recipient overquota. OFR_417 [417]'), PLAIN, 'MAILBOX_FULL', 'actionable_verdict', 'recheck_later', 'completed'],
   ['Spamhaus at RCPT', reply('554 5.7.1 blocked using zen.spamhaus.org'), PLAIN, 'UNKNOWN', 'non_verdict', 'do_not_decide', 'completed'],
   ['554 at the banner', probe({ kind: 'failure', failure: { kind: 'rejected', step: 'banner', reply: null, detail: '' } }), PLAIN, 'UNKNOWN', 'non_verdict', 'do_not_decide', 'completed'],
   ['MAIL FROM refused by policy', probe({ kind: 'mail_rejected', reply: parseReplyText('550 5.7.1 sender rejected') }), PLAIN, 'UNKNOWN', 'non_verdict', 'do_not_decide', 'completed'],
@@ -79,6 +82,12 @@ describe('verdict table (DESIGN.md §5)', () => {
     assert.equal(envelope.evidence_class, 'syntax');
     assert.deepEqual(envelope.billing, { disposition: 'released', credits: 0 });
     assert.equal(legacy.result, 'undeliverable');
+  });
+
+  test('a throttled reply is TRANSIENT with reason "throttled" and a recheck any worker may do', () => {
+    const { envelope } = buildEnvelope(classify(reply('421 4.7.0 mx.example.com Error: too many errors'), PLAIN), PLAIN, CONTEXT);
+    assert.deepEqual(envelope.reasons, ['throttled']);
+    assert.equal(envelope.retry?.affinity_required, false);
   });
 
   test('greylisting asks for a recheck by the same worker after the recheck delay', () => {

@@ -1,11 +1,12 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAddress, normalizeAddress, type SyntaxError } from '../../src/core/syntax/address.js';
+import { parseAddress, normalizeAddress, SYNTAX_ERRORS, type SyntaxError } from '../../src/core/syntax/address.js';
+import { describeSyntaxError, invalidAddressMessage, syntaxProblemOf } from '../../src/core/syntax/problems.js';
+import { addressFromCell } from '../../src/core/syntax/list-cell.js';
 
 const VALID: Array<[input: string, normalized: string, note: string]> = [
   ['alice@example.com', 'alice@example.com', 'plain'],
   ['Alice.Smith@Example.COM', 'Alice.Smith@example.com', 'domain lower-cased, local part kept as given'],
-  ['  bob@example.com  ', 'bob@example.com', 'surrounding white space trimmed'],
   ['user+tag@example.com', 'user+tag@example.com', 'sub-address'],
   ["o'brien@example.ie", "o'brien@example.ie", 'apostrophe is atext'],
   ['!#$%&*+-/=?^_`{|}~@example.org', '!#$%&*+-/=?^_`{|}~@example.org', 'every atext symbol'],
@@ -25,11 +26,43 @@ const VALID: Array<[input: string, normalized: string, note: string]> = [
   [`x@${'a'.repeat(63)}.com`, `x@${'a'.repeat(63)}.com`, 'label of exactly 63 octets'],
   ['x@sub-domain.example-site.co.uk', 'x@sub-domain.example-site.co.uk', 'hyphens inside labels'],
   ['x@123.example.com', 'x@123.example.com', 'numeric label that is not the TLD'],
+  ['test@io', 'test@io', 'single-label domain: valid syntax, DNS decides'],
+  ['x@localhost', 'x@localhost', 'single-label domain localhost: valid syntax, the private-address filter decides'],
+  ['😀@example.com', '😀@example.com', 'emoji outside the basic plane (RFC 6531 UTF8-non-ascii)'],
+  ['\u{20000}\u{2A6D6}@example.com', '\u{20000}\u{2A6D6}@example.com', 'CJK extension B (plane 2)'],
+  ['a😀b.c@例子.广告', 'a😀b.c@xn--fsqu00a.xn--4rr70v', 'astral characters between dots, with an IDN'],
+  ['"😀 x"@example.com', '"😀 x"@example.com', 'astral character in a quoted local part'],
 ];
 
 const INVALID: Array<[input: string, error: SyntaxError, note: string]> = [
   ['', 'empty', 'empty'],
   ['   ', 'empty', 'only white space'],
+  [' bob@example.com', 'surrounding_whitespace', 'leading space (no silent trimming)'],
+  ['bob@example.com ', 'surrounding_whitespace', 'trailing space'],
+  ['bob@example.com\n', 'surrounding_whitespace', 'trailing LF'],
+  ['bob@example.com\r\n', 'surrounding_whitespace', 'trailing CRLF'],
+  ['\r\nbob@example.com', 'surrounding_whitespace', 'leading CRLF'],
+  ['\tbob@example.com', 'surrounding_whitespace', 'leading tab'],
+  ['bob@example.com\u00a0', 'surrounding_whitespace', 'trailing no-break space'],
+  ['\ufeffbob@example.com', 'surrounding_whitespace', 'leading byte order mark'],
+  ['bob@example.com\u2028', 'surrounding_whitespace', 'trailing line separator'],
+  ['bob\u202e@example.com', 'invisible_character', 'right-to-left override (Cf)'],
+  ['bo\u200bb@example.com', 'invisible_character', 'zero-width space (Cf)'],
+  ['bo\u00adb@example.com', 'invisible_character', 'soft hyphen in the local part (Cf)'],
+  ['bob@exam\u00adple.com', 'invisible_character', 'soft hyphen in the domain (UTS-46 would silently drop it)'],
+  ['bob@exa\u200bmple.com', 'invisible_character', 'zero-width space in the domain'],
+  ['b\ufeffob@example.com', 'invisible_character', 'byte order mark inside (Cf)'],
+  ['b\u2028ob@example.com', 'invisible_character', 'line separator (Zl)'],
+  ['b\u2029ob@example.com', 'invisible_character', 'paragraph separator (Zp)'],
+  ['b\u00a0ob@example.com', 'invisible_character', 'no-break space inside (Zs)'],
+  ['"b\u3000ob"@example.com', 'invisible_character', 'ideographic space, even quoted (Zs)'],
+  ['b\ue000ob@example.com', 'disallowed_character', 'private use (Co)'],
+  ['b\u{F0000}ob@example.com', 'disallowed_character', 'supplementary private use (Co)'],
+  ['b\ufdd0ob@example.com', 'disallowed_character', 'noncharacter U+FDD0'],
+  ['b\uffffob@example.com', 'disallowed_character', 'noncharacter U+FFFF'],
+  ['b\u{1FFFE}ob@example.com', 'disallowed_character', 'noncharacter U+1FFFE'],
+  ['b\u{10FFFF}ob@example.com', 'disallowed_character', 'noncharacter U+10FFFF'],
+  ['\udc00bob@example.com', 'malformed_unicode', 'lone low surrogate (Cs)'],
   ['alice.example.com', 'missing_at', 'no at sign'],
   ['@example.com', 'empty_local_part', 'no local part'],
   ['""@example.com', 'empty_local_part', 'empty quoted local part'],
@@ -63,7 +96,7 @@ const INVALID: Array<[input: string, error: SyntaxError, note: string]> = [
   [`x@${'a'.repeat(64)}.com`, 'label_too_long', '64-octet label'],
   [`x@${Array.from({ length: 60 }, () => 'abcd').join('.')}.com`, 'domain_too_long', 'domain over 255 octets'],
   [`${'a'.repeat(64)}@${`${'b'.repeat(60)}.`.repeat(5)}com`, 'too_long', 'over 320 characters'],
-  ['x@localhost', 'domain_needs_dot', 'single-label domain'],
+  ['x@123', 'numeric_tld', 'single numeric label'],
   ['x@1.2.3.4', 'numeric_tld', 'bare IP address'],
   ['x@exa_mple.com', 'invalid_domain', 'underscore in domain'],
   ['x@exa%41mple.com', 'invalid_domain', 'percent escape in domain'],
@@ -105,7 +138,65 @@ describe('mailbox syntax (RFC 5321, RFC 6531, UTS-46)', () => {
 
   test('normalizeAddress gives the batch de-duplication key or null', () => {
     assert.equal(normalizeAddress('Bob@EXAMPLE.com'), 'Bob@example.com');
-    assert.equal(normalizeAddress('Bob@example.com'), normalizeAddress(' Bob@Example.Com '));
+    assert.equal(normalizeAddress('Bob@example.com'), normalizeAddress('Bob@Example.Com'));
+    assert.equal(normalizeAddress(' Bob@Example.Com '), null, 'surrounding white space is refused, not trimmed');
     assert.equal(normalizeAddress('nope'), null);
+  });
+
+  test('an astral character counts as four octets towards the 64-octet local part', () => {
+    assert.ok(parseAddress(`${'😀'.repeat(16)}@example.com`).ok, '16 × 4 = 64 octets');
+    const parsed = parseAddress(`${'😀'.repeat(16)}a@example.com`);
+    assert.equal(parsed.ok ? null : parsed.error, 'local_part_too_long');
+  });
+
+  test('an emoji local part needs SMTPUTF8', () => {
+    const parsed = parseAddress('😀@example.com');
+    assert.ok(parsed.ok);
+    assert.equal(parsed.address.asciiLocalPart, false);
+  });
+});
+
+describe('what the caller is told about a bad address', () => {
+  const CASES: Array<[input: string, message: RegExp]> = [
+    ['bob@example.com\n', /ends with a line feed \(U\+000A\)/],
+    ['bob@example.com\r', /ends with a carriage return \(U\+000D\)/],
+    [' bob@example.com', /starts with a space \(U\+0020\)/],
+    ['\tbob@example.com', /starts with a tab \(U\+0009\)/],
+    ['bob\u202e@example.com', /right-to-left override \(U\+202E\), an invisible/],
+    ['bo\u200bb@example.com', /zero-width space \(U\+200B\)/],
+    ['b\ue000ob@example.com', /U\+E000, a private-use character or noncharacter/],
+    ['bob', /has no @/],
+    ['bob@[192.0.2.1]', /IP address literal/],
+  ];
+  for (const [input, message] of CASES) {
+    test(`${JSON.stringify(input)}: ${message.source}`, () => {
+      assert.match(syntaxProblemOf(input) ?? '', message);
+    });
+  }
+
+  test('every syntax error has words of its own', () => {
+    for (const error of SYNTAX_ERRORS) assert.ok(describeSyntaxError('x', error).length > 5, error);
+  });
+
+  test('a valid address has no problem', () => assert.equal(syntaxProblemOf('bob@example.com'), null));
+
+  test('the invalid_email message names the field and the problem', () => {
+    assert.equal(invalidAddressMessage('emails[3]', 'a@b.com '), 'emails[3] is not a valid address: it ends with a space (U+0020); send the address without surrounding white space');
+    assert.equal(invalidAddressMessage('email', 42), 'email is not a valid address: it is not a string');
+  });
+});
+
+describe('addresses from list and CSV cells', () => {
+  test('spaces and tabs padding a cell are trimmed, and the import is told so', () => {
+    assert.deepEqual(addressFromCell('  bob@example.com\t'), { address: 'bob@example.com', trimmed: true });
+    assert.deepEqual(addressFromCell('bob@example.com'), { address: 'bob@example.com', trimmed: false });
+  });
+
+  test('line breaks, no-break spaces and byte order marks are not padding: the syntax check names them', () => {
+    for (const cell of ['bob@example.com\n', '\u00a0bob@example.com', '\ufeffbob@example.com']) {
+      const { address } = addressFromCell(cell);
+      assert.equal(address, cell);
+      assert.equal(parseAddress(address).ok, false, JSON.stringify(cell));
+    }
   });
 });

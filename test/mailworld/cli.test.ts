@@ -44,7 +44,14 @@ describe('presend mailworld', () => {
     try {
       assert.equal(printed.env.PRESEND_DNS_SERVERS, `127.0.0.1:${printed.dns.port}`);
       assert.equal(printed.env.PRESEND_SMTP_PORT, String(printed.smtpPort));
-      assert.equal(printed.env.PRESEND_ALLOW_PRIVATE_MX, 'true');
+      assert.equal(printed.env.PRESEND_ALLOW_PRIVATE_MX, 'loopback', 'loopback only: pasting it must not open the LAN');
+      const onLoopback = (ip: string): boolean => ip.startsWith('127.') || ip === '::1';
+      for (const sample of printed.samples) {
+        const domain = sample.email.slice(sample.email.lastIndexOf('@') + 1);
+        const mxIps = Object.entries(printed.hosts).filter(([name]) => name.endsWith(`.${domain}`)).map(([, ip]) => ip);
+        assert.ok(mxIps.every(onLoopback), `${sample.email}: ${mxIps.join(',')}`);
+      }
+      assert.ok(!printed.samples.some((s) => /@(?:private|linklocal)-mx\.test$/.test(s.email)), 'no sample on 10.0.0.25 or 169.254.10.25');
       assert.equal(printed.env.PRESEND_HELO_NAME, 'probe.presend.test');
       assert.equal(printed.env.PRESEND_MAIL_FROM, 'probe@presend.test');
       assert.equal(printed.samples.find((s) => s.email === 'nobody@acme.test')?.expected, 'UNDELIVERABLE_NO_MAILBOX');

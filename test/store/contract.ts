@@ -10,6 +10,7 @@ import { toStoredResult } from '../../src/store/store.js';
 import type { CreateBatchInput, StoredResult } from '../../src/store/store.js';
 import type { Backend } from '../../src/store/backend.js';
 import { countersFrom } from '../../src/store/billing-rules.js';
+import { failedResult } from '../../src/service/envelopes.js';
 import type { ItemGroup } from '../../src/store/billing-rules.js';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
@@ -380,6 +381,138 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.equal(back[0]?.rechecks, 1);
       await store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: await result('deliverable@g.test'), now: at(2100), retentionDays: 30 });
       assert.equal((await store.batches.get(a.id, again.requestId))?.state, 'completed');
+    });
+
+    test('a batch whose every item failed ends failed with engine_unavailable, its holds released and nothing debited', async () => {
+      const a = await account(3);
+      await drainOthers();
+      const created = await store.batches.create(batch(a, ['one@fail.test', 'two@fail.test']));
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      const claimed = await store.work.claim({ owner: 'w#f', affinity: 'wf', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
+      assert.equal(claimed.length, 2);
+      const outcomes = [];
+      for (const item of claimed) outcomes.push(await store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: failedResult(at(2)), now: at(2), retentionDays: 30 }));
+      assert.deepEqual(outcomes.map((o) => [o.recorded, o.debited]), [[true, 0], [true, 0]]);
+      assert.equal(outcomes.filter((o) => o.finalizedRequest).length, 1, 'the last result ends the request');
+      const view = await store.batches.get(a.id, created.request.id);
+      assert.deepEqual([view?.state, view?.errorCode, view?.finalization?.outcome], ['failed', 'engine_unavailable', 'failed']);
+      assert.deepEqual([view?.finalization?.creditsDebited, view?.finalization?.creditsReleased, view?.counters.failed], [0, 2, 2]);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 3, debited: 0, held: 0, available: 3 });
+    });
+
+    test('a batch with one item failed and one verdict ends completed', async () => {
+      const a = await account(3);
+      await drainOthers();
+      const created = await store.batches.create(batch(a, ['deliverable@mixed.test', 'broken@mixed.test']));
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      for (const item of await store.work.claim({ owner: 'w#m', affinity: 'wm', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 })) {
+        const r = item.email.startsWith('broken') ? failedResult(at(2)) : await result(item.email);
+        await store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: r, now: at(2), retentionDays: 30 });
+      }
+      const view = await store.batches.get(a.id, created.request.id);
+      assert.deepEqual([view?.state, view?.errorCode, view?.finalization?.outcome], ['completed', null, 'completed']);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 3, debited: 1, held: 0, available: 2 });
+    });
+
+    test('a check ending in a non-verdict releases its credit; a sandbox check bills nothing', async () => {
+      const a = await account(1);
+      const claim = () => ({ route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() });
+      const started = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'unknown@r.test', billable: true, idempotency: claim(), now: T0 });
+      assert.equal(started.kind, 'created');
+      if (started.kind !== 'created') return;
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 0, held: 1, available: 0 });
+      const done = await store.verifications.complete({ verificationId: started.verification.id, result: await result('unknown@r.test'), now: at(1) });
+      assert.deepEqual(done.result?.envelope.billing, { disposition: 'released', credits: 0 });
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 0, held: 0, available: 1 });
+      const sandboxCheck = await store.verifications.start({
+        accountId: a.id,
+        leaseExpiresAt: LEASE,
+        keyId: a.keyId,
+        email: 'deliverable@r.test',
+        billable: false,
+        idempotency: claim(),
+        now: at(2),
+        result: await result('deliverable@r.test'),
+      });
+      assert.equal(sandboxCheck.kind === 'created' && sandboxCheck.verification.result?.envelope.billing.disposition, 'released');
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 0, held: 0, available: 1 });
+    });
+
+    test('a sandbox batch holds and debits nothing, though its verdicts count', async () => {
+      const a = await account(0);
+      await drainOthers();
+      const created = await store.batches.create(batch(a, ['deliverable@sb.test', 'undeliverable@sb.test'], { billable: false }));
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      assert.equal(created.request.sandbox, true);
+      assert.equal(created.request.counters.creditsHeld, 0);
+      await drain('w#sb', at(5));
+      const view = await store.batches.get(a.id, created.request.id);
+      assert.deepEqual([view?.state, view?.counters.send, view?.counters.suppress], ['completed', 1, 1]);
+      assert.deepEqual([view?.counters.creditsHeld, view?.counters.creditsDebited, view?.counters.creditsReleased], [0, 0, 0]);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 0, debited: 0, held: 0, available: 0 });
+    });
+
+    test('results for one address written together count every check in its history', async () => {
+      const a = await account(4);
+      await drainOthers();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const created = await store.batches.create(batch(a, ['deliverable@hist.test']));
+        assert.equal(created.kind, 'created');
+        if (created.kind === 'created') ids.push(created.request.id);
+      }
+      const claimed = await store.work.claim({ owner: 'w#h', affinity: 'wh', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
+      assert.equal(claimed.length, 3);
+      const r = await result('deliverable@hist.test');
+      // Handed in at once: gathered into shared transactions, as a worker's results are.
+      await Promise.all(claimed.map((i) => store.batches.recordItemResult({ kind: 'final', itemId: i.itemId, result: r, now: at(2), retentionDays: 30 })));
+      const checks = [];
+      for (const id of ids) checks.push((await store.batches.resultsSlice({ accountId: a.id, requestId: id, afterSeq: 0, limit: 5 }))?.rows[0]?.envelope.history?.checks ?? 0);
+      assert.deepEqual(checks.sort(), [0, 1, 2], 'each result saw the checks before it');
+      const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
+      const single = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@hist.test', billable: true, idempotency: claim, now: at(3), result: r });
+      assert.equal(single.kind === 'created' && single.verification.result?.envelope.history?.checks, 3);
+      assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 4, debited: 4, held: 0, available: 0 });
+    });
+
+    test('a lease renewed by its holder is kept; one taken over is reported lost', async () => {
+      const a = await account(2);
+      await drainOthers();
+      await store.batches.create(batch(a, ['deliverable@renew.test']));
+      const [item] = await store.work.claim({ owner: 'w#slow', affinity: 'ws', now: at(0), leaseMs: 1_000, limit: 10, affinityGraceMs: 0 });
+      assert.ok(item);
+      assert.deepEqual(await store.work.renewLeases('w#slow', [item.itemId], at(900)), [], 'still held');
+      const [taken] = await store.work.claim({ owner: 'w#new', affinity: 'wn', now: at(2_000), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
+      assert.equal(taken?.itemId, item.itemId);
+      assert.deepEqual(await store.work.renewLeases('w#slow', [item.itemId], at(3_000)), [item.itemId], 'lost to the new holder');
+      assert.deepEqual(await store.work.renewLeases('w#new', [item.itemId], at(3_000)), []);
+      await store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: await result('deliverable@renew.test'), now: at(3_100), retentionDays: 30 });
+      assert.deepEqual(await store.work.renewLeases('w#new', [item.itemId], at(4_000)), [item.itemId], 'a final item holds no lease');
+    });
+
+    test('a list import is ready with every entry in order, or failed and named when its entries fail to arrive', async () => {
+      const a = await account(0);
+      async function* chunks() {
+        yield ['a@imp.test', 'b@imp.test'];
+        yield ['c@imp.test'];
+      }
+      const list = await store.lists.importList({ accountId: a.id, name: 'imported', now: T0, entries: chunks() });
+      assert.deepEqual([list.state, list.entries], ['ready', 3]);
+      assert.deepEqual(await store.lists.readListEntries(list.id), ['a@imp.test', 'b@imp.test', 'c@imp.test']);
+      async function* broken() {
+        yield ['d@imp.test'];
+        throw new Error('unreadable file');
+      }
+      const failed = await store.lists.importList({ accountId: a.id, name: 'broken', now: T0, entries: broken() }).then(
+        () => null,
+        (err: unknown) => err as Error & { listId?: string },
+      );
+      assert.match(String(failed?.message), /unreadable file/);
+      assert.equal((await store.lists.getList(a.id, failed?.listId ?? ''))?.state, 'failed');
+      await assert.rejects(store.lists.importList({ accountId: a.id, name: 'empty', now: T0, entries: [] }), /no addresses/);
     });
 
     test('rejected items are final at creation, unbilled, and a request of only those is completed at once', async () => {

@@ -5,7 +5,7 @@
  * so a batch of one provider's domains rides the same sessions.
  */
 import type { SessionLimiter } from '../ports.js';
-import { isPrivateAddress } from '../dns/address-safety.js';
+import { mayProbeAddress, type PrivateMxAllowance } from '../dns/address-safety.js';
 import type { HostAddresses, MxHost } from '../dns/mail-hosts.js';
 import { HostQueue, type HostOutcome, type HostQueueSettings, type HostResult, type ProbeTarget } from './host-queue.js';
 import type { SessionFailure, SessionFailureKind } from './session.js';
@@ -18,7 +18,7 @@ export type ProbeOutcome = (
 ) & { host: string | null; attempts: number };
 
 export interface DispatcherSettings extends HostQueueSettings {
-  allowPrivateMx: boolean;
+  allowPrivateMx: PrivateMxAllowance;
   /** How long a host that failed to open stays skipped. */
   hostDownMs: number;
 }
@@ -122,7 +122,7 @@ export class MxDispatcher {
 
   private usable(addresses: readonly string[]): readonly string[] {
     // Refused before any connection: see dns/address-safety.ts.
-    return this.settings.allowPrivateMx ? addresses : addresses.filter((ip) => !isPrivateAddress(ip));
+    return this.settings.allowPrivateMx === true ? addresses : addresses.filter((ip) => mayProbeAddress(ip, this.settings.allowPrivateMx));
   }
 
   private async probeFrom(

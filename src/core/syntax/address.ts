@@ -6,16 +6,25 @@
  * display names, no obsolete forms — a pre-send check receives bare mailboxes, and anything
  * else would not survive an SMTP envelope. Domain literals (`[192.0.2.1]`) are valid SMTP but
  * refused with a reason: probing them would let callers aim the prober at arbitrary IPs.
+ *
+ * Nothing is trimmed: an address wrapped in spaces, CR or LF is refused with
+ * `surrounding_whitespace` (the interface's `email` format; list imports trim a cell
+ * themselves and say so, see list-cell.ts). A single-label domain (`test@io`) is valid syntax:
+ * whether it receives mail is DNS's to say.
  */
 import { domainToASCII, domainToUnicode } from 'node:url';
+import { characterProblemOf } from './characters.js';
 
 export const SYNTAX_ERRORS = [
   'empty',
+  'surrounding_whitespace',
   'too_long',
   'missing_at',
   'display_name',
   'comment',
   'control_character',
+  'invisible_character',
+  'disallowed_character',
   'malformed_unicode',
   'empty_local_part',
   'local_part_too_long',
@@ -31,7 +40,6 @@ export const SYNTAX_ERRORS = [
   'label_too_long',
   'empty_label',
   'invalid_domain',
-  'domain_needs_dot',
   'numeric_tld',
 ] as const;
 export type SyntaxError = (typeof SYNTAX_ERRORS)[number];
@@ -58,8 +66,11 @@ const MAX_DOMAIN_OCTETS = 255;
 const MAX_LABEL_OCTETS = 63;
 const MAX_TOTAL = 320;
 
-// atext (RFC 5322 §3.2.3) plus UTF8-non-ascii (RFC 6531 §3.3), and the dots between atoms.
-const ATEXT_AND_DOTS = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~\u0080-\uFFFF.]+$/u;
+// atext (RFC 5322 §3.2.3) plus UTF8-non-ascii (RFC 6531 §3.3) — every plane, so emoji and
+// CJK extension B are atext too — and the dots between atoms.
+const ATEXT_AND_DOTS = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~\u{80}-\u{10FFFF}.]+$/u;
+// JavaScript's white space (ECMA-262 WhiteSpace and LineTerminator): what trim() would remove.
+const EDGE_SPACE = /^\s|\s$/u;
 // C0 controls, DEL and C1 controls are never part of a mailbox, not even quoted.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u; // eslint-disable-line no-control-regex
 // Half of a UTF-16 surrogate pair cannot be encoded as UTF-8 (RFC 3629 §3).
@@ -127,8 +138,8 @@ function checkDomainUncached(raw: string): { ascii: string } | { error: SyntaxEr
   const ascii = domainToASCII(raw);
   if (ascii === '') return { error: 'invalid_domain' };
   if (ascii.length > MAX_DOMAIN_OCTETS) return { error: 'domain_too_long' };
+  // A single label (`io`, `localhost`) is valid syntax (RFC 5321 §2.3.5 allows it); DNS decides.
   const labels = ascii.split('.');
-  if (labels.length < 2) return { error: 'domain_needs_dot' };
   for (const label of labels) {
     if (label === '') return { error: 'empty_label' };
     if (label.length > MAX_LABEL_OCTETS) return { error: 'label_too_long' };
@@ -139,19 +150,20 @@ function checkDomainUncached(raw: string): { ascii: string } | { error: SyntaxEr
   return { ascii };
 }
 
-/**
- * Parses and normalises one mailbox. Surrounding white space (a copy-paste artefact) is
- * trimmed; everything else must be a bare `local@domain`.
- */
-export function parseAddress(input: string): AddressParse {
-  const text = input.trim();
-  if (text === '') return fail('empty');
+/** Parses and normalises one mailbox, given exactly as it should be: a bare `local@domain`. */
+export function parseAddress(text: string): AddressParse {
+  if (text.trim() === '') return fail('empty');
+  if (EDGE_SPACE.test(text)) return fail('surrounding_whitespace');
   if (text.length > MAX_TOTAL) return fail('too_long');
   // The common case, checked once: the character checks below cannot fail on it, and its
   // UTF-8 length is its length.
   const ascii = PRINTABLE_ASCII.test(text);
   if (!ascii && LONE_SURROGATE.test(text)) return fail('malformed_unicode');
   if (!ascii && CONTROL.test(text)) return fail('control_character');
+  if (!ascii) {
+    const problem = characterProblemOf(text);
+    if (problem) return fail(problem);
+  }
   // `Name <box@host>` or `<box@host>`: a header form, not a mailbox.
   if (text.endsWith('>') && text.includes('<')) return fail('display_name');
 

@@ -1,12 +1,13 @@
 /**
- * Opening a PostgreSQL store: one pg Pool, type parsers that return what the Store contract
- * promises (timestamps as ISO-8601 strings, counts as numbers), a transaction helper, and
- * numbered migrations applied under a session advisory lock so several nodes starting at
- * once apply each migration exactly once.
+ * The query interface (src/store/sql.ts) on PostgreSQL: one pg Pool, type parsers that return
+ * what the roles promise (timestamps as ISO-8601 strings, counts as numbers), transactions with
+ * retry on serialization failures and deadlocks, and numbered migrations applied under a session
+ * advisory lock so several nodes starting at once apply each migration exactly once.
  */
 import pg from 'pg';
-import type { PoolClient, QueryResultRow } from 'pg';
 import { listMigrations } from '../migrations.js';
+import { ListParam, Rollback } from '../sql.js';
+import type { Db, Dialect, Param, Tx } from '../sql.js';
 
 const { Pool, types } = pg;
 
@@ -54,45 +55,78 @@ export function createPool(databaseUrl: string, settings: PoolSettings): pg.Pool
   return pool;
 }
 
-/** A connection inside a transaction; `q` returns the rows. */
-export interface Tx {
-  q<R extends QueryResultRow = QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<R[]>;
-  one<R extends QueryResultRow = QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<R | undefined>;
-  count(sql: string, params?: readonly unknown[]): Promise<number>;
+const pgDialect: Dialect = {
+  name: 'postgres',
+  forUpdate: (of?: string) => (of ? ` FOR UPDATE OF ${of}` : ' FOR UPDATE'),
+  forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
+  inList: '= ANY(?)',
+};
+
+/** `?` placeholders → `$1, $2, …` (no statement here has a `?` inside a string literal). */
+const numbered = new Map<string, string>();
+function toPg(sql: string): string {
+  let text = numbered.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    numbered.set(sql, text);
+  }
+  return text;
 }
 
-function wrap(client: PoolClient): Tx {
+function bind(params: readonly Param[]): unknown[] {
+  return params.map((p) => (p instanceof ListParam ? p.values : p));
+}
+
+/** The query interface on one client (a transaction) or on the pool (single statements). */
+function queries(on: Pick<pg.Pool, 'query'>): Tx {
   return {
-    q: async <R extends QueryResultRow>(sql: string, params: readonly unknown[] = []) => (await client.query<R>(sql, params as unknown[])).rows,
-    one: async <R extends QueryResultRow>(sql: string, params: readonly unknown[] = []): Promise<R | undefined> =>
-      (await client.query<R>(sql, params as unknown[])).rows[0],
-    count: async (sql: string, params: readonly unknown[] = []) => (await client.query(sql, params as unknown[])).rowCount ?? 0,
+    dialect: pgDialect,
+    all: async <R>(sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rows as R[],
+    get: async <R>(sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rows[0] as R | undefined,
+    run: async (sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rowCount ?? 0,
   };
 }
 
-/** Outcome-as-data: `rollback` undoes the transaction but still returns a value to the caller. */
-export class Rollback<T> {
-  constructor(readonly value: T) {}
-}
-
-/** SQLSTATEs worth retrying the whole transaction for. */
+/** SQLSTATEs worth retrying the whole transaction for: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
 
-export class PgDatabase {
-  constructor(readonly pool: pg.Pool) {}
+export class PgDatabase implements Db {
+  readonly dialect = pgDialect;
+  private readonly single: Tx;
+  private closed: Promise<void> | null = null;
 
-  /**
-   * Runs `fn` in one transaction (READ COMMITTED unless told otherwise). Returning a
-   * `Rollback` rolls back and unwraps its value. Serialization failures and deadlocks are
-   * retried a few times: the whole unit reruns, so nothing half-applied survives.
-   */
-  async tx<T>(fn: (tx: Tx) => Promise<T | Rollback<T>>, options: { isolation?: 'repeatable read'; readOnly?: boolean } = {}): Promise<T> {
+  constructor(readonly pool: pg.Pool) {
+    this.single = queries(pool);
+  }
+
+  all<R>(sql: string, params?: readonly Param[]): Promise<R[]> {
+    return this.single.all<R>(sql, params);
+  }
+  get<R>(sql: string, params?: readonly Param[]): Promise<R | undefined> {
+    return this.single.get<R>(sql, params);
+  }
+  run(sql: string, params?: readonly Param[]): Promise<number> {
+    return this.single.run(sql, params);
+  }
+
+  /** READ COMMITTED; a `Rollback` rolls back and unwraps its value. Retryable failures rerun the whole unit, so nothing half-applied survives. */
+  write<T>(fn: (tx: Tx) => Promise<T | Rollback<T>>): Promise<T> {
+    return this.transaction('BEGIN', fn);
+  }
+
+  /** REPEATABLE READ, READ ONLY: every read of `fn` sees one snapshot. */
+  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
+  }
+
+  private async transaction<T>(begin: string, fn: (tx: Tx) => Promise<T | Rollback<T>>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
+      let broken: unknown;
       try {
-        const mode = [options.isolation ? `ISOLATION LEVEL ${options.isolation.toUpperCase()}` : '', options.readOnly ? 'READ ONLY' : ''].join(' ');
-        await client.query(`BEGIN ${mode}`);
-        const out = await fn(wrap(client));
+        await client.query(begin);
+        const out = await fn(queries(client));
         if (out instanceof Rollback) {
           await client.query('ROLLBACK');
           return out.value;
@@ -100,23 +134,23 @@ export class PgDatabase {
         await client.query('COMMIT');
         return out;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackFailed) {
+          broken = rollbackFailed; // the connection is gone: do not hand it back to the pool
+        }
         const code = (err as { code?: string }).code;
         if (code && RETRYABLE.has(code) && attempt < 5) continue;
         throw err;
       } finally {
-        client.release();
+        client.release(broken instanceof Error ? broken : undefined);
       }
     }
   }
 
-  /** One statement outside an explicit transaction. */
-  async q<R extends QueryResultRow = QueryResultRow>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    return (await this.pool.query<R>(sql, params as unknown[])).rows;
-  }
-
-  async one<R extends QueryResultRow = QueryResultRow>(sql: string, params: readonly unknown[] = []): Promise<R | undefined> {
-    return (await this.q<R>(sql, params))[0];
+  close(): Promise<void> {
+    this.closed ??= this.pool.end();
+    return this.closed;
   }
 
   /**
@@ -124,9 +158,8 @@ export class PgDatabase {
    * a second node waits here and then finds nothing left to do. Each migration commits with its
    * row in schema_migrations.
    */
-  async migrate(): Promise<number> {
+  async migrate(): Promise<void> {
     const client = await this.pool.connect();
-    let applied = 0;
     try {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
       await client.query(
@@ -140,16 +173,14 @@ export class PgDatabase {
           await client.query(m.sql);
           await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
           await client.query('COMMIT');
-          applied += 1;
         } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
+          await client.query('ROLLBACK');
           throw new Error(`migration ${m.name} failed: ${String(err)}`, { cause: err });
         }
       }
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
-      client.release();
+      // Ending the session releases the advisory lock too, whatever state the connection is in.
+      client.release(true);
     }
-    return applied;
   }
 }

@@ -16,6 +16,8 @@ import { createPgFactsCache } from './facts-cache.js';
 
 export interface SharedEngineState {
   deps: { limiter: SessionLimiter; cache: FactsCache };
+  /** Expired domain facts, and MX session slots left behind by dead workers. */
+  purgeExpired(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,10 @@ export function openSharedEngineState(
   const cache = createPgFactsCache(pool);
   return {
     deps: { limiter, cache },
+    async purgeExpired() {
+      await pool.query('DELETE FROM facts_cache WHERE expires_at < clock_timestamp()');
+      await pool.query('DELETE FROM mx_session_slots WHERE lease_expires_at < clock_timestamp()');
+    },
     async close() {
       await limiter.close();
       await pool.end();

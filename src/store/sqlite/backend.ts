@@ -1,25 +1,37 @@
-/** Every role on one SQLite file (or in memory): one connection, embedded wake-ups, in-memory engine state. */
+/**
+ * Every role on one SQLite file (or in memory): the shared roles over one connection with this
+ * dialect's claim and bulk writes; rate-limit buckets and engine state in memory (one process
+ * serves a SQLite store); key lookups cached exactly; wake-ups within the process; WAL
+ * checkpoints on a background thread for long-running processes.
+ */
 import { createMemoryFactsCache, createMemorySessionLimiter, systemClock } from '../../core/index.js';
+import { EmbeddedWakeUps } from '../../queue/embedded.js';
 import type { Backend } from '../backend.js';
 import type { BackendConfig } from '../open-backend.js';
-import { rolesOf } from '../legacy-roles.js';
-import { EmbeddedQueue } from '../../queue/embedded.js';
-import { SqliteStore } from './sqlite-store.js';
-import { sqliteDb } from '../interim-db.js';
-import { openOwnerRoles } from '../roles/owner-roles.js';
+import { assembleBackend } from '../roles/index.js';
+import { sqliteBulkWrites } from './bulk-writes.js';
+import { claimSqlite } from './claim.js';
+import { SqliteDatabase } from './database.js';
+import { keyCachedRoles } from './key-cache.js';
+import { memoryRateLimits } from './rate-limits.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 export function openSqliteBackend(databaseUrl: string, config: BackendConfig, options: { longRunning: boolean }): Backend {
-  const store = new SqliteStore(databaseUrl, options);
-  const engineState = { limiter: createMemorySessionLimiter(config.maxSessionsPerMx), cache: createMemoryFactsCache(systemClock) };
-  const owners = openOwnerRoles(sqliteDb(store.connection));
-  const keyManagement = {
-    ...owners.keyManagement,
-    // The store caches active keys by hash; a revocation through another role must drop them.
-    revokeKey: async (input: Parameters<typeof owners.keyManagement.revokeKey>[0]) => {
-      const revoked = await owners.keyManagement.revokeKey(input);
-      store.forgetCachedKeys();
-      return revoked;
+  const db = new SqliteDatabase(databaseUrl);
+  const checkpointer = options.longRunning && !db.raw.memory ? new WalCheckpointer(db.raw) : null;
+  const keyCache = keyCachedRoles(db.raw);
+  return assembleBackend(
+    db,
+    { bulk: sqliteBulkWrites, claim: claimSqlite },
+    {
+      kind: 'sqlite',
+      rateLimits: memoryRateLimits(),
+      engineState: { limiter: createMemorySessionLimiter(config.maxSessionsPerMx), cache: createMemoryFactsCache(systemClock) },
+      wakeUps: new EmbeddedWakeUps(),
+      purgeEngineState: async () => undefined, // in memory: entries expire on their own
+      wrapAccounts: keyCache.accounts,
+      wrapKeyManagement: keyCache.keyManagement,
+      closeMore: async () => checkpointer?.close(),
     },
-  };
-  return rolesOf(store, new EmbeddedQueue(), engineState, { ...owners, keyManagement }, async () => undefined);
+  );
 }

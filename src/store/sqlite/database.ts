@@ -1,14 +1,31 @@
 /**
- * Opening a SQLite store file: one connection, WAL (readers never block the writer), a busy
- * timeout so a second process (`presend worker` next to `presend serve`) waits instead of
- * failing, foreign keys on, and numbered migrations applied under an exclusive write lock.
+ * The query interface (src/store/sql.ts) on one SQLite file: one better-sqlite3 connection in
+ * WAL mode (readers never block the writer), a busy timeout so a second process (`presend
+ * worker` next to `presend serve`) waits instead of failing, prepared statements cached by
+ * text, numbered migrations under an exclusive write lock, and group commit.
+ *
+ * Group commit: write transactions issued in the same turn of the event loop share one
+ * transaction, each inside its own savepoint, so one's failure rolls back only itself. A commit
+ * costs far more than the statements of one API call (BENCHMARKS.md §3); sharing it lets
+ * concurrent requests and a worker's stream of results pay it once. Callers are answered only
+ * after the commit. better-sqlite3 is synchronous, so a transaction script's awaits are
+ * microtasks; a lock keeps any other statement of this process out of an open transaction.
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { listMigrations } from '../migrations.js';
+import { ListParam, Rollback } from '../sql.js';
+import type { Db, Dialect, Param, Tx } from '../sql.js';
 
 export type SqliteDb = Database.Database;
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  forUpdate: () => '',
+  forUpdateSkipLocked: '',
+  inList: 'IN (SELECT value FROM json_each(?))',
+};
 
 /** `sqlite::memory:` → `:memory:`; `sqlite:./data/presend.db` → `./data/presend.db`. */
 export function sqlitePath(databaseUrl: string): string {
@@ -18,7 +35,7 @@ export function sqlitePath(databaseUrl: string): string {
   return rest.startsWith('//') ? rest.slice(2) : rest;
 }
 
-export function openSqlite(databaseUrl: string): SqliteDb {
+function openSqlite(databaseUrl: string): SqliteDb {
   const path = sqlitePath(databaseUrl);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
@@ -29,20 +46,169 @@ export function openSqlite(databaseUrl: string): SqliteDb {
   return db;
 }
 
-export function migrateSqlite(db: SqliteDb): number {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  let applied = 0;
-  const apply = db.transaction(() => {
-    const done = new Set(
-      (db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version),
-    );
-    for (const m of listMigrations('sqlite')) {
-      if (done.has(m.version)) continue;
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
-      applied += 1;
-    }
+function bind(params: readonly Param[]): unknown[] {
+  return params.map((p) => {
+    if (p instanceof Date) return p.toISOString();
+    if (typeof p === 'boolean') return p ? 1 : 0;
+    if (p instanceof ListParam) return JSON.stringify(p.values);
+    return p;
   });
-  apply.immediate();
-  return applied;
+}
+
+interface PendingWrite {
+  fn: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+export class SqliteDatabase implements Db {
+  readonly dialect = sqliteDialect;
+  readonly raw: SqliteDb;
+  private readonly statements = new Map<string, Database.Statement>();
+  /** Statements inside the open transaction: no lock to wait for. */
+  private readonly inside: Tx;
+  private pending: PendingWrite[] = [];
+  private flushScheduled = false;
+  /** Set while a transaction is open; statements from outside it wait for this. */
+  private busy: Promise<void> | null = null;
+
+  constructor(databaseUrl: string) {
+    this.raw = openSqlite(databaseUrl);
+    this.inside = {
+      dialect: sqliteDialect,
+      all: async <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).all(...bind(params)) as R[],
+      get: async <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).get(...bind(params)) as R | undefined,
+      run: async (sql: string, params: readonly Param[] = []) => this.stmt(sql).run(...bind(params)).changes,
+    };
+  }
+
+  stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.raw.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  async all<R>(sql: string, params: readonly Param[] = []): Promise<R[]> {
+    while (this.busy) await this.busy;
+    return this.inside.all<R>(sql, params);
+  }
+
+  async get<R>(sql: string, params: readonly Param[] = []): Promise<R | undefined> {
+    while (this.busy) await this.busy;
+    return this.inside.get<R>(sql, params);
+  }
+
+  async run(sql: string, params: readonly Param[] = []): Promise<number> {
+    while (this.busy) await this.busy;
+    return this.inside.run(sql, params);
+  }
+
+  /** Runs `fn` with the connection to itself: nothing else of this process runs a statement meanwhile. */
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.busy) await this.busy;
+    let done!: () => void;
+    this.busy = new Promise((resolve) => (done = resolve));
+    try {
+      return await fn();
+    } finally {
+      this.busy = null;
+      done();
+    }
+  }
+
+  write<T>(fn: (tx: Tx) => Promise<T | Rollback<T>>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  /** Runs and commits every queued write (BEGIN IMMEDIATE: two processes never deadlock on a lock upgrade). */
+  async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const ops = this.pending;
+    this.pending = [];
+    if (ops.length === 0) return;
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await this.exclusive(async () => {
+        this.stmt('BEGIN IMMEDIATE').run();
+        try {
+          for (const op of ops) outcomes.push(await this.savepoint(op.fn));
+          this.stmt('COMMIT').run();
+        } catch (err) {
+          if (this.raw.inTransaction) this.stmt('ROLLBACK').run();
+          throw err;
+        }
+      });
+    } catch (error) {
+      for (const op of ops) op.reject(error); // the commit itself failed: nothing was written
+      return;
+    }
+    ops.forEach((op, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok) op.resolve(outcome.value);
+      else op.reject(outcome?.error);
+    });
+  }
+
+  private async savepoint(fn: (tx: Tx) => Promise<unknown>): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+    this.stmt('SAVEPOINT op').run();
+    try {
+      const out = await fn(this.inside);
+      if (out instanceof Rollback) {
+        this.stmt('ROLLBACK TO op').run();
+        this.stmt('RELEASE op').run();
+        return { ok: true, value: out.value };
+      }
+      this.stmt('RELEASE op').run();
+      return { ok: true, value: out };
+    } catch (error) {
+      this.stmt('ROLLBACK TO op').run();
+      this.stmt('RELEASE op').run();
+      return { ok: false, error };
+    }
+  }
+
+  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      this.stmt('BEGIN DEFERRED').run();
+      try {
+        return await fn(this.inside);
+      } finally {
+        this.stmt('COMMIT').run();
+      }
+    });
+  }
+
+  async migrate(): Promise<void> {
+    await this.exclusive(async () => {
+      const db = this.raw;
+      db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+      db.transaction(() => {
+        const done = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version));
+        for (const m of listMigrations('sqlite')) {
+          if (done.has(m.version)) continue;
+          db.exec(m.sql);
+          db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+        }
+      }).immediate();
+      // A migration may change tables that cached statements were prepared against.
+      this.statements.clear();
+    });
+  }
+
+  async close(): Promise<void> {
+    while (this.busy || this.pending.length > 0) {
+      await this.busy;
+      await this.flush(); // writes queued for the group commit are committed, not dropped
+    }
+    this.raw.close();
+  }
 }

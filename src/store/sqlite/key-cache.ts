@@ -7,6 +7,7 @@
  * cached (key guessing must not fill memory).
  */
 import type Database from 'better-sqlite3';
+import type { AccountsRole, KeyManagementRole } from '../backend.js';
 import type { AuthenticatedKey } from '../store.js';
 
 const MAX_ENTRIES = 10_000;
@@ -22,7 +23,7 @@ export class KeyCache {
     this.dataVersion = this.version.get() as number;
   }
 
-  get(hash: string, lookup: (hash: string) => AuthenticatedKey | null): AuthenticatedKey | null {
+  async get(hash: string, lookup: (hash: string) => Promise<AuthenticatedKey | null>): Promise<AuthenticatedKey | null> {
     const now = this.version.get() as number;
     if (now !== this.dataVersion) {
       this.dataVersion = now;
@@ -30,7 +31,7 @@ export class KeyCache {
     }
     const cached = this.keys.get(hash);
     if (cached) return cached;
-    const found = lookup(hash);
+    const found = await lookup(hash);
     if (found) {
       if (this.keys.size >= MAX_ENTRIES) this.keys.clear();
       this.keys.set(hash, found);
@@ -42,4 +43,29 @@ export class KeyCache {
   clear(): void {
     this.keys.clear();
   }
+}
+
+/**
+ * The roles that read or change keys, over one cache: the accounts role with its key lookups
+ * cached, and every change made through either role (a revocation from the dashboard too)
+ * dropping the cache.
+ */
+export function keyCachedRoles(db: Database.Database) {
+  const cache = new KeyCache(db);
+  // Dropped after the change too: a lookup while it was written may have cached the old row.
+  const dropping = <A extends unknown[], R>(change: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    cache.clear();
+    const out = await change(...args);
+    cache.clear();
+    return out;
+  };
+  return {
+    accounts: (accounts: AccountsRole): AccountsRole => ({
+      ...accounts,
+      findActiveKey: (hash) => cache.get(hash, accounts.findActiveKey),
+      setAccountRateLimit: dropping(accounts.setAccountRateLimit),
+      revokeApiKeys: dropping(accounts.revokeApiKeys),
+    }),
+    keyManagement: (keys: KeyManagementRole): KeyManagementRole => ({ ...keys, revokeKey: dropping(keys.revokeKey) }),
+  };
 }

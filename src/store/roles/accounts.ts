@@ -1,0 +1,61 @@
+/** Role: accounts and their API keys (DESIGN.md §3). Keys are stored as SHA-256 hashes with a short display prefix. */
+import { randomUUID } from 'node:crypto';
+import type { AccountsRole } from '../backend.js';
+import { toAccount, toAuthenticatedKey, toKey } from '../rows.js';
+import type { AccountRow, ActiveKeyRow, KeyRow } from '../rows.js';
+import type { Db } from '../sql.js';
+import type { BulkWrites } from './dialect-parts.js';
+import { moveCredits } from './ledger.js';
+
+export function accountsRole(db: Db, bulk: BulkWrites): AccountsRole {
+  return {
+    createAccount: (input) =>
+      db.write(async (tx) => {
+        const row = await tx.get<AccountRow>('INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING *', [
+          randomUUID(),
+          input.name,
+          input.now,
+        ]);
+        if (!row) return null;
+        await moveCredits(tx, bulk, [{ accountId: row.id, kind: 'grant', credits: input.credits, at: input.now }]);
+        return toAccount(row);
+      }),
+
+    findAccountByName: async (name) => {
+      const row = await db.get<AccountRow>('SELECT * FROM accounts WHERE name = ?', [name]);
+      return row ? toAccount(row) : null;
+    },
+
+    setAccountRateLimit: async (accountId, perSecond, burst) => {
+      await db.run('UPDATE accounts SET rate_limit_per_second = ?, rate_limit_burst = ? WHERE id = ?', [perSecond, burst, accountId]);
+    },
+
+    createApiKey: async (input) => {
+      const row = await db.get<KeyRow>('INSERT INTO api_keys (id, account_id, hash, display_prefix, mode, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *', [
+        randomUUID(),
+        input.accountId,
+        input.hash,
+        input.displayPrefix,
+        input.mode,
+        input.now,
+      ]);
+      return toKey(row as KeyRow);
+    },
+
+    listApiKeys: async (accountId) => (await db.all<KeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id', [accountId])).map(toKey),
+
+    revokeApiKeys: (prefix, now) => {
+      const pattern = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
+      return db.run("UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND display_prefix LIKE ? ESCAPE '\\'", [now, pattern]);
+    },
+
+    findActiveKey: async (hash) => {
+      const row = await db.get<ActiveKeyRow>(
+        `SELECT k.id, k.account_id, k.mode, k.display_prefix, a.rate_limit_per_second, a.rate_limit_burst
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ? AND k.revoked_at IS NULL`,
+        [hash],
+      );
+      return row ? toAuthenticatedKey(row) : null;
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Role: batch requests and their results (`POST /v1/requests`, `GET /v1/requests/{id}` and its
+ * results). Creation claims the Idempotency-Key, inserts the request and its items and holds one
+ * credit per open item, in one transaction; results are recorded by item-results.ts; the last
+ * open item finalizes the request here (`finalizeIfDone`), the same way on every dialect.
+ */
+import { randomUUID } from 'node:crypto';
+import type { BatchesRole } from '../backend.js';
+import { countersFrom } from '../billing-rules.js';
+import { RequestGroups } from '../request-groups.js';
+import type { FinalGroup } from '../request-groups.js';
+import { Rollback } from '../sql.js';
+import type { Db, Tx } from '../sql.js';
+import type { BatchRequestView, CreateBatchOutcome, Finalization, ResultRow, StoredResult } from '../store.js';
+import type { BulkWrites } from './dialect-parts.js';
+import { claimIdempotency, retargetIdempotency } from './idempotency.js';
+import { available, hold } from './ledger.js';
+import { ItemResults } from './item-results.js';
+import { finalizeIfDone, loadRequest } from './finalize.js';
+import type { RequestRow } from './finalize.js';
+
+export function batchesRole(db: Db, bulk: BulkWrites): BatchesRole & { idle(): Promise<void> } {
+  /** Final-item sums by request (src/store/request-groups.ts), kept per backend. */
+  const requestGroups = new RequestGroups();
+  const results = new ItemResults(db, bulk);
+
+  /** The request's counters: the items finalized since the last look and the rechecks counted in one round trip, the rest remembered. */
+  async function view(tx: Tx, r: RequestRow): Promise<BatchRequestView> {
+    const counts = { id: r.id, sandbox: Boolean(r.sandbox), final_count: r.final_count, open_count: r.open_count };
+    const from = requestGroups.countedUpTo(counts);
+    const rows = await tx.all<FinalGroup & { recheck: number | boolean }>(
+      `SELECT 0 AS recheck, envelope_status AS "envelopeStatus", decision, billing, COUNT(*) AS count
+         FROM items WHERE request_id = ? AND final_seq > ? AND final_seq <= ? GROUP BY envelope_status, decision, billing
+       UNION ALL
+       SELECT 1, NULL, NULL, 'none', COUNT(*) FROM items WHERE request_id = ? AND state = 'recheck'`,
+      [r.id, from, r.final_count, r.id],
+    );
+    const rechecking = rows.find((g) => Number(g.recheck) === 1)?.count ?? 0;
+    const added = rows.filter((g) => Number(g.recheck) === 0).map(({ envelopeStatus, decision, billing, count }) => ({ envelopeStatus, decision, billing, count }));
+    return {
+      id: r.id,
+      accountId: r.account_id,
+      mode: r.mode,
+      state: r.state,
+      errorCode: r.error_code,
+      createdAt: r.created_at,
+      retentionExpiresAt: r.retention_expires_at,
+      finalization: r.finalization_json ? (JSON.parse(r.finalization_json) as Finalization) : null,
+      sandbox: counts.sandbox,
+      counters: countersFrom(r.total, r.unique_count, requestGroups.groups(counts, added, rechecking)),
+    };
+  }
+
+  return {
+    create: (input) =>
+      db.write<CreateBatchOutcome>(async (tx) => {
+        const id = randomUUID();
+        const seen = await claimIdempotency(tx, input.accountId, input.idempotency, id, input.now);
+        if (seen.kind === 'different') return new Rollback({ kind: 'idempotency_mismatch' });
+        if (seen.kind === 'same') {
+          const row = await loadRequest(tx, seen.targetId);
+          if (row) return new Rollback({ kind: 'replay', request: await view(tx, row) });
+          await retargetIdempotency(tx, input.accountId, input.idempotency, id, input.now);
+        }
+        const finals = input.items.filter((i) => i.finalResult);
+        const open = input.items.filter((i) => !i.finalResult);
+        const needed = input.billable ? open.length : 0;
+        // A cheap look first, so a short balance costs no inserts; the binding check is the
+        // conditional hold at the end, which keeps the account row locked only for the COMMIT.
+        const seenAvailable = needed > 0 ? await available(tx, input.accountId) : 0;
+        if (seenAvailable < needed) return new Rollback({ kind: 'insufficient_credits', available: seenAvailable, needed });
+        await tx.run(
+          `INSERT INTO requests (id, account_id, key_id, mode, list_id, state, sandbox, total, unique_count, final_count, open_count, created_at)
+           VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
+          [id, input.accountId, input.keyId, input.mode, input.listId, !input.billable, input.total, input.items.length, finals.length, open.length, input.now],
+        );
+        await bulk.insertPendingItems(tx, id, open, input.billable ? 'held' : 'none');
+        // Items final at creation (syntax-invalid list entries) take the first sequence numbers.
+        await bulk.insertFinalItems(
+          tx,
+          id,
+          finals.map((item, i) => {
+            const r = item.finalResult as StoredResult;
+            return { email: item.email, domain: item.domain, seq: i + 1, status: r.envelope.status, decision: r.envelope.decision, verdict: r.envelope.verdict, resultJson: JSON.stringify(r) };
+          }),
+        );
+        await finalizeIfDone(tx, id, input.now, input.retentionDays);
+        const created = await view(tx, (await loadRequest(tx, id)) as RequestRow);
+        const short = await hold(tx, bulk, input.accountId, needed, { requestId: id }, input.now);
+        if (short !== null) return new Rollback({ kind: 'insufficient_credits', available: short, needed });
+        return { kind: 'created', request: created };
+      }),
+
+    get: (accountId, requestId) =>
+      db.read(async (tx) => {
+        const row = await loadRequest(tx, requestId);
+        return row && row.account_id === accountId ? view(tx, row) : null;
+      }),
+
+    recordItemResult: (input) => results.record(input),
+    idle: () => results.idle(),
+
+    // The request and its rows come from one snapshot, so counters and rows agree.
+    resultsSlice: (input) =>
+      db.read(async (tx) => {
+        const row = await loadRequest(tx, input.requestId);
+        if (!row || row.account_id !== input.accountId) return null;
+        const rows = (
+          await tx.all<{ email: string; final_seq: number; result_json: string }>(
+            "SELECT email, final_seq, result_json FROM items WHERE request_id = ? AND state = 'final' AND final_seq > ? ORDER BY final_seq LIMIT ?",
+            [row.id, input.afterSeq, input.limit],
+          )
+        ).map((r): ResultRow => ({ ...(JSON.parse(r.result_json) as StoredResult), email: r.email, finalSeq: r.final_seq }));
+        return { request: await view(tx, row), rows, finalCount: row.final_count };
+      }),
+  };
+}

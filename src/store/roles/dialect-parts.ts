@@ -1,0 +1,78 @@
+/**
+ * What each dialect writes its own way, behind the shared transaction scripts: the claim query
+ * (src/store/{sqlite,postgres}/claim.ts) and the bulk writes (…/bulk-writes.ts), where
+ * PostgreSQL sends one statement over arrays and SQLite runs a cached statement per row. Each
+ * function runs inside the caller's transaction and decides nothing: the scripts decide.
+ */
+import type { PublicVerdict } from '../../core/types.js';
+import type { Tx } from '../sql.js';
+import type { ClaimInput, ClaimedItem } from '../store.js';
+import type { HistoryKey, HistoryRow } from './history.js';
+import type { ItemBilling } from '../billing-rules.js';
+
+export interface LedgerRow {
+  accountId: string;
+  kind: 'grant' | 'hold' | 'debit' | 'release';
+  credits: number;
+  requestId?: string | null;
+  verificationId?: string | null;
+  at: Date;
+}
+
+export interface HistoryWrite {
+  accountId: string;
+  email: string;
+  /** Checks this transaction adds (the one formula: src/store/roles/history.ts). */
+  added: number;
+  firstCheckedAt: string;
+  lastCheckedAt: string;
+  lastVerdict: PublicVerdict | null;
+}
+
+/** An item made final: its request's next sequence numbers are handed out by `finalizeItems`. */
+export interface FinalItemWrite {
+  id: number;
+  requestId: string;
+  /** 1-based position among this write's finals of the same request. */
+  rank: number;
+  billing: ItemBilling;
+  status: string;
+  decision: string | null;
+  verdict: PublicVerdict | null;
+  resultJson: string;
+}
+
+/** An item final at creation (a syntax-invalid list entry), with its sequence number. */
+export interface NewFinalItem {
+  email: string;
+  domain: string;
+  seq: number;
+  status: string;
+  decision: string | null;
+  verdict: PublicVerdict | null;
+  resultJson: string;
+}
+
+export interface BulkWrites {
+  insertLedgerRows(tx: Tx, rows: readonly LedgerRow[]): Promise<void>;
+  /** Locks and reads the history rows of `keys` (given in key order, so two writers lock alike). */
+  lockHistories(tx: Tx, keys: readonly HistoryKey[]): Promise<HistoryRow[]>;
+  upsertHistories(tx: Tx, rows: readonly HistoryWrite[]): Promise<void>;
+  insertPendingItems(tx: Tx, requestId: string, items: ReadonlyArray<{ email: string; domain: string }>, billing: ItemBilling): Promise<void>;
+  insertFinalItems(tx: Tx, requestId: string, items: readonly NewFinalItem[]): Promise<void>;
+  insertListEntries(tx: Tx, listId: string, firstPosition: number, emails: readonly string[]): Promise<void>;
+  /** Greylisted items wait for their recheck at `at`, from the worker of `affinity` first. */
+  markRechecks(tx: Tx, rows: ReadonlyArray<{ id: number; affinity: string; at: Date }>): Promise<void>;
+  /**
+   * Makes items final: each request's final_count grows (and open_count shrinks) by its items
+   * here, and each item takes final_seq = the request's count before + its rank. Returns each
+   * request's counts after.
+   */
+  finalizeItems(tx: Tx, items: readonly FinalItemWrite[]): Promise<Array<{ id: string; final_count: number; open_count: number }>>;
+}
+
+export interface DialectParts {
+  bulk: BulkWrites;
+  /** The claim of src/store/backend.ts WorkQueueRole.claim, inside a write transaction. */
+  claim(tx: Tx, input: ClaimInput): Promise<ClaimedItem[]>;
+}

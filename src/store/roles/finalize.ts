@@ -1,0 +1,60 @@
+/**
+ * The end of a batch request, shared by its creation (a request of only rejected entries ends at
+ * once) and by its results: once nothing is open it is `completed`, or `failed` with its error
+ * code when every item failed (DESIGN.md §4, `requestOutcome`), with its finalization summary
+ * and retention — the same on every dialect.
+ */
+import { addDays, requestOutcome } from '../billing-rules.js';
+import type { Tx } from '../sql.js';
+import type { Finalization, RequestMode, RequestState } from '../store.js';
+
+export interface RequestRow {
+  id: string;
+  account_id: string;
+  mode: RequestMode;
+  state: RequestState;
+  error_code: string | null;
+  /** boolean on PostgreSQL, 0/1 on SQLite */
+  sandbox: boolean | number;
+  total: number;
+  unique_count: number;
+  final_count: number;
+  open_count: number;
+  created_at: string;
+  finalization_json: string | null;
+  retention_expires_at: string | null;
+}
+
+export function loadRequest(tx: Tx, id: string): Promise<RequestRow | undefined> {
+  return tx.get<RequestRow>('SELECT * FROM requests WHERE id = ?', [id]);
+}
+
+/** Finalizes the request if nothing is open any more; true when this call did. */
+export async function finalizeIfDone(tx: Tx, requestId: string, now: Date, retentionDays: number): Promise<boolean> {
+  const r = await loadRequest(tx, requestId);
+  if (!r || r.open_count > 0 || r.state === 'completed' || r.state === 'failed') return false;
+  const sums = (await tx.get<{ debited: number; released: number; failed: number }>(
+    `SELECT COUNT(*) FILTER (WHERE billing = 'debited') AS debited, COUNT(*) FILTER (WHERE billing = 'released') AS released,
+       COUNT(*) FILTER (WHERE envelope_status = 'failed') AS failed
+     FROM items WHERE request_id = ?`,
+    [requestId],
+  )) as { debited: number; released: number; failed: number };
+  const outcome = requestOutcome(r.unique_count, sums.failed);
+  const finalization: Finalization = {
+    finalizedAt: now.toISOString(),
+    outcome: outcome.state,
+    results: r.final_count,
+    creditsDebited: sums.debited,
+    creditsReleased: sums.released,
+  };
+  await tx.run('UPDATE requests SET state = ?, error_code = ?, finalized_at = ?, finalization_json = ?, retention_expires_at = ? WHERE id = ?', [
+    outcome.state,
+    outcome.errorCode,
+    now,
+    JSON.stringify(finalization),
+    addDays(now, retentionDays),
+    requestId,
+  ]);
+  return true;
+}
+

@@ -1,0 +1,73 @@
+/**
+ * Address history (the envelope's `history`, DESIGN.md §4): per account and address, how often it
+ * was checked, when first and last, and the last verdict. Every use case that finishes a check
+ * (a single check, a batch item) reads the rows it will change with a lock and writes them
+ * back with one formula: `checks` grows by the checks this transaction adds, so two writers
+ * that both found no row (on PostgreSQL) still count both.
+ */
+import type { AddressHistory, PublicVerdict } from '../../core/types.js';
+import type { Tx } from '../sql.js';
+import type { StoredResult } from '../store.js';
+import type { BulkWrites } from './dialect-parts.js';
+import { nextHistory } from '../billing-rules.js';
+
+export interface HistoryKey {
+  accountId: string;
+  email: string;
+}
+
+/** The one upsert formula, appended by each dialect's bulk write to its INSERT of (…, checks = checks added, …). */
+export const HISTORY_UPSERT = `ON CONFLICT (account_id, email) DO UPDATE SET checks = address_history.checks + excluded.checks,
+  last_checked_at = excluded.last_checked_at, last_verdict = excluded.last_verdict`;
+
+export interface HistoryRow {
+  account_id: string;
+  email: string;
+  checks: number;
+  first_checked_at: string;
+  last_checked_at: string;
+  last_verdict: string | null;
+}
+
+const keyOf = (k: HistoryKey) => `${k.accountId}\n${k.email}`;
+
+/**
+ * The histories of a transaction's checks. `record` returns the history an address had before
+ * this check (what its envelope shows) and chains a second check of the same address after the
+ * first; `save` writes them all back.
+ */
+export async function openHistories(tx: Tx, bulk: BulkWrites, keys: readonly HistoryKey[]) {
+  const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const found = new Map(
+    (await bulk.lockHistories(tx, distinct)).map((r): [string, AddressHistory] => [
+      keyOf({ accountId: r.account_id, email: r.email }),
+      { checks: r.checks, firstCheckedAt: r.first_checked_at, lastCheckedAt: r.last_checked_at, lastVerdict: r.last_verdict as PublicVerdict | null },
+    ]),
+  );
+  const changed = new Map<string, { key: HistoryKey; added: number; history: AddressHistory }>();
+  return {
+    record(key: HistoryKey, finalize: (previous: AddressHistory | null) => StoredResult): StoredResult {
+      const k = keyOf(key);
+      const previous = found.get(k) ?? null;
+      const stored = finalize(previous);
+      const history = nextHistory(previous, stored);
+      found.set(k, history);
+      changed.set(k, { key, added: (changed.get(k)?.added ?? 0) + 1, history });
+      return stored;
+    },
+    async save(): Promise<void> {
+      if (changed.size === 0) return;
+      await bulk.upsertHistories(
+        tx,
+        [...changed.values()].map((c) => ({
+          accountId: c.key.accountId,
+          email: c.key.email,
+          added: c.added,
+          firstCheckedAt: c.history.firstCheckedAt,
+          lastCheckedAt: c.history.lastCheckedAt,
+          lastVerdict: c.history.lastVerdict,
+        })),
+      );
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * Role: single checks (`POST /v1/verify`). Start: idempotency claim, credit hold, the check
+ * (written completed at once when the result is already known, as the sandbox's is). Complete:
+ * debit or release, address history, the stored result. Each is one transaction; a check
+ * finished twice (a lease taken over from a slow process) is settled once.
+ */
+import type { VerificationsRole } from '../backend.js';
+import { finalizeStoredResult, settle } from '../billing-rules.js';
+import { toVerificationRecord } from '../rows.js';
+import type { VerificationRow } from '../rows.js';
+import { list, Rollback } from '../sql.js';
+import type { Db, Tx } from '../sql.js';
+import type { StartVerificationOutcome, StoredResult, VerificationRecord } from '../store.js';
+import { timeOrderedId } from '../time-ordered-id.js';
+import type { BulkWrites } from './dialect-parts.js';
+import { openHistories } from './history.js';
+import { claimIdempotency, retargetIdempotency } from './idempotency.js';
+import { hold, moveCredits } from './ledger.js';
+
+async function load(tx: Tx, id: string, lock = false): Promise<VerificationRow | undefined> {
+  return tx.get<VerificationRow>(`SELECT * FROM verifications WHERE id = ?${lock ? tx.dialect.forUpdate() : ''}`, [id]);
+}
+
+/**
+ * Bills a finished check (debit or release of its held credit) and records it in the address
+ * history. Lock order, as for batch results: the history row, then the account row.
+ */
+async function settleCheck(
+  tx: Tx,
+  bulk: BulkWrites,
+  check: { id: string; accountId: string; email: string },
+  held: boolean,
+  result: StoredResult,
+  now: Date,
+): Promise<{ billing: string; stored: StoredResult }> {
+  const settled = settle(result.envelope, held);
+  const histories = await openHistories(tx, bulk, [check]);
+  const stored = histories.record(check, (previous) => finalizeStoredResult(result, settled.envelope, previous));
+  await histories.save();
+  if (held) await moveCredits(tx, bulk, [{ accountId: check.accountId, kind: settled.billing === 'debited' ? 'debit' : 'release', credits: 1, verificationId: check.id, at: now }]);
+  return { billing: settled.billing, stored };
+}
+
+async function failLocked(tx: Tx, bulk: BulkWrites, row: VerificationRow, now: Date): Promise<VerificationRecord> {
+  if (row.state !== 'running') return toVerificationRecord(row);
+  if (row.billing === 'held') await moveCredits(tx, bulk, [{ accountId: row.account_id, kind: 'release', credits: 1, verificationId: row.id, at: now }]);
+  const updated = await tx.get<VerificationRow>("UPDATE verifications SET state = 'failed', billing = ?, finished_at = ? WHERE id = ? RETURNING *", [
+    row.billing === 'held' ? 'released' : row.billing,
+    now,
+    row.id,
+  ]);
+  return toVerificationRecord(updated as VerificationRow);
+}
+
+export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
+  return {
+    start: (input) =>
+      db.write<StartVerificationOutcome>(async (tx) => {
+        const id = timeOrderedId(input.now.getTime());
+        const seen = await claimIdempotency(tx, input.accountId, input.idempotency, id, input.now);
+        if (seen.kind === 'different') return new Rollback({ kind: 'idempotency_mismatch' });
+        if (seen.kind === 'same') {
+          const row = await load(tx, seen.targetId);
+          if (row) return new Rollback({ kind: 'replay', verification: toVerificationRecord(row) });
+          await retargetIdempotency(tx, input.accountId, input.idempotency, id, input.now);
+        }
+        if (input.billable) {
+          const short = await hold(tx, bulk, input.accountId, 1, { verificationId: id }, input.now);
+          if (short !== null) return new Rollback({ kind: 'insufficient_credits', available: short });
+        }
+        const now = input.now.toISOString();
+        const record: VerificationRecord = { id, accountId: input.accountId, email: input.email, state: 'running', billable: input.billable, createdAt: now, result: null };
+        const billing = input.billable ? 'held' : 'none';
+        if (!input.result) {
+          await tx.run(
+            `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at, lease_expires_at)
+             VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
+            [id, input.accountId, input.keyId, input.email, input.billable, billing, input.now, input.leaseExpiresAt],
+          );
+          return { kind: 'created', verification: record };
+        }
+        // Known at once (the sandbox): billed, in history and written completed by this one transaction.
+        const settled = await settleCheck(tx, bulk, record, input.billable, input.result, input.now);
+        await tx.run(
+          `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, result_json, created_at, finished_at)
+           VALUES (?, ?, ?, ?, 'completed', ?, ?, ?, ?, ?)`,
+          [id, input.accountId, input.keyId, input.email, input.billable, settled.billing, JSON.stringify(settled.stored), input.now, input.now],
+        );
+        return { kind: 'created', verification: { ...record, state: 'completed', result: settled.stored } };
+      }),
+
+    complete: (input) =>
+      db.write(async (tx) => {
+        const row = await load(tx, input.verificationId, true);
+        if (!row) throw new Error(`verification ${input.verificationId} does not exist`);
+        const record = toVerificationRecord(row);
+        if (row.state !== 'running') return record;
+        const settled = await settleCheck(tx, bulk, record, row.billing === 'held', input.result, input.now);
+        await tx.run("UPDATE verifications SET state = 'completed', billing = ?, result_json = ?, finished_at = ? WHERE id = ?", [
+          settled.billing,
+          JSON.stringify(settled.stored),
+          input.now,
+          row.id,
+        ]);
+        return { ...record, state: 'completed', result: settled.stored };
+      }),
+
+    fail: (input) =>
+      db.write(async (tx) => {
+        const row = await load(tx, input.verificationId, true);
+        if (!row) throw new Error(`verification ${input.verificationId} does not exist`);
+        return failLocked(tx, bulk, row, input.now);
+      }),
+
+    get: async (accountId, id) => {
+      const row = await load(db, id);
+      return row && row.account_id === accountId ? toVerificationRecord(row) : null;
+    },
+
+    // Rows another node is finishing right now are skipped (SKIP LOCKED on PostgreSQL), never failed under it.
+    failStale: (olderThan, now) =>
+      db.write(async (tx) => {
+        const stale = await tx.all<VerificationRow>(`SELECT * FROM verifications WHERE state = 'running' AND created_at < ?${tx.dialect.forUpdateSkipLocked}`, [
+          olderThan,
+        ]);
+        for (const row of stale) await failLocked(tx, bulk, row, now);
+        return stale.length;
+      }),
+
+    renewLeases: async (ids, until) => {
+      if (ids.length === 0) return;
+      await db.run(`UPDATE verifications SET lease_expires_at = ? WHERE id ${db.dialect.inList} AND state = 'running'`, [until, list(ids)]);
+    },
+
+    // Two nodes sweeping at once take disjoint checks (SKIP LOCKED on PostgreSQL; one writer at a time on SQLite).
+    claimAbandoned: (input) =>
+      db.write(async (tx) => {
+        const rows = await tx.all<VerificationRow>(
+          `UPDATE verifications SET lease_expires_at = ? WHERE id IN (
+             SELECT id FROM verifications WHERE state = 'running' AND lease_expires_at < ? ORDER BY created_at LIMIT ?${tx.dialect.forUpdateSkipLocked}
+           ) RETURNING *`,
+          [input.leaseExpiresAt, input.now, input.limit],
+        );
+        return rows.sort((a, b) => a.created_at.localeCompare(b.created_at)).map(toVerificationRecord);
+      }),
+  };
+}

@@ -21,6 +21,9 @@ import { validFormToken } from './csrf.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { overviewRoutes } from './routes/overview.js';
 import { keyRoutes } from './routes/keys.js';
+import { batchRoutes } from './routes/batches.js';
+import { usageRoutes } from './routes/usage.js';
+import { tryRoutes } from './routes/try.js';
 
 export interface DashboardOptions extends DashboardDeps {
   /** The largest file an upload may be (bytes). */
@@ -104,5 +107,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     owned.addHook('preHandler', async (request) => checkFormToken(request));
     overviewRoutes(owned, deps);
     keyRoutes(owned, deps);
+    batchRoutes(owned, deps);
+    usageRoutes(owned, deps);
+    tryRoutes(owned, deps);
   });
 }

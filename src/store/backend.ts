@@ -273,6 +273,8 @@ export interface ListFilesRole {
 export interface AccountViewsRole {
   /** Newest first; `before` pages on (the createdAt of the last one shown). */
   recentRequests(accountId: string, input: { limit: number; before?: string }): Promise<RequestSummary[]>;
+  /** One request of the account (with the list it came from); null for another account's. */
+  requestSummary(accountId: string, requestId: string): Promise<RequestSummary | null>;
   /** Final items of a request of the account by verdict and decision; empty for another account's. */
   verdictCounts(accountId: string, requestId: string): Promise<VerdictCount[]>;
   /** Newest first; `beforeId` pages on. */

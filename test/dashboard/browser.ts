@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.PRESEND_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = [
@@ -79,4 +79,23 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
   });
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(serious, [], `${what}: accessibility violations ${JSON.stringify(serious, null, 2)}`);
+}
+
+/**
+ * Screenshots for docs/dashboard.md, taken by these tests when PRESEND_DASHBOARD_SCREENSHOTS
+ * names a folder (`PRESEND_DASHBOARD_SCREENSHOTS=docs/dashboard npm test`); a plain test run
+ * writes nothing, so it never changes the committed pictures.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.PRESEND_DASHBOARD_SCREENSHOTS;
+  if (!dir) return;
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
+}
+
+/** Chooses the option of a select whose text matches `pattern` (Playwright matches labels exactly). */
+export async function chooseOption(select: Locator, pattern: RegExp): Promise<void> {
+  const labels = await select.locator('option').allInnerTexts();
+  const label = labels.find((l) => pattern.test(l));
+  assert.ok(label, `no option matches ${pattern}: ${labels.join(' | ')}`);
+  await select.selectOption({ label });
 }

@@ -219,6 +219,8 @@ function suite(name: string, open: () => Promise<Backend>, skip: string | false 
       assert.deepEqual(requests.map((r) => [r.id, r.state, r.total, r.unique, r.final]), [[requestId, 'completed', 3, 2, 2]]);
       assert.deepEqual(await b.accountViews.recentRequests(acct.id, { limit: 10, before: requests[0]!.createdAt }), []);
       assert.deepEqual(await b.accountViews.recentRequests(otherAccountId, { limit: 10 }), []);
+      assert.equal((await b.accountViews.requestSummary(acct.id, requestId))?.unique, 2);
+      assert.equal(await b.accountViews.requestSummary(otherAccountId, requestId), null);
 
       const verdicts = (await b.accountViews.verdictCounts(acct.id, requestId)).map((v) => `${v.verdict}/${v.decision}:${v.count}`).sort();
       assert.deepEqual(verdicts, ['DELIVERABLE/send:1', 'UNDELIVERABLE_NO_MAILBOX/suppress:1']);

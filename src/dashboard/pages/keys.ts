@@ -11,7 +11,7 @@ function newKeyPanel(flash: Flash | null): string {
   const made = flash?.newKey;
   if (!made) return '';
   return html`<section class="new-key" aria-labelledby="new-key-title">
-    <h2 id="new-key-title">Your new ${modeName(made.mode)} key${made.label ? html` “${made.label}”` : ''}</h2>
+    <h2 id="new-key-title">Your new ${modeName(made.mode)} key!${made.label ? html` “${made.label}”` : ''}</h2>
     <p><strong>Copy it now: it is shown only this once.</strong> Presend keeps only its hash; if you lose it, revoke it and create another.</p>
     <div class="field">
       <label for="new-key-value">New API key</label>
@@ -80,7 +80,7 @@ export function keysPage(ctx: PageContext, input: { keys: ManagedKey[]; events: 
 
 export function revokeKeyPage(ctx: PageContext, key: ManagedKey): string {
   return html`
-  <p>Revoke the ${modeName(key.mode)} key <code>${key.displayPrefix}…</code>${key.label ? html` (“${key.label}”)` : ''}, created !${when(key.createdAt)}, last used !${when(key.lastUsedAt)}?</p>
+  <p>Revoke the ${modeName(key.mode)} key <code>${key.displayPrefix}…</code>!${key.label ? html` (“${key.label}”)` : ''}, created !${when(key.createdAt)}, last used !${when(key.lastUsedAt)}?</p>
   <p>Every request made with it is refused (401) from now on. This cannot be undone.</p>
   <form method="post" action="/dashboard/keys/${key.id}/revoke" class="inline">
     !${csrfField(ctx)}

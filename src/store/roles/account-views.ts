@@ -48,10 +48,12 @@ interface LedgerRow {
 /** Addresses looked up per query. */
 const LOOKUP_CHUNK = 500;
 
+const REQUEST_COLUMNS = 'id, mode, list_id, state, sandbox, total, unique_count, final_count, created_at, finalized_at';
+
 export function accountViewsRole(db: Db): AccountViewsRole {
   return {
     async recentRequests(accountId, input) {
-      const columns = 'id, mode, list_id, state, sandbox, total, unique_count, final_count, created_at, finalized_at';
+      const columns = REQUEST_COLUMNS;
       const rows =
         input.before === undefined
           ? await db.all<RequestRow>(`SELECT ${columns} FROM requests WHERE account_id = ? ORDER BY created_at DESC, id LIMIT ?`, [accountId, input.limit])
@@ -61,6 +63,11 @@ export function accountViewsRole(db: Db): AccountViewsRole {
               input.limit,
             ]);
       return rows.map(toSummary);
+    },
+
+    async requestSummary(accountId, requestId) {
+      const row = await db.get<RequestRow>(`SELECT ${REQUEST_COLUMNS} FROM requests WHERE id = ? AND account_id = ?`, [requestId, accountId]);
+      return row ? toSummary(row) : null;
     },
 
     async verdictCounts(accountId, requestId) {

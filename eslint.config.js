@@ -1,6 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Layers point down (DESIGN.md §6): a folder may not import the layers above it. */
+const noImportOf = (groups, message) => ({ 'no-restricted-imports': ['error', { patterns: groups.map((group) => ({ group, message })) }] });
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
   js.configs.recommended,
@@ -19,5 +22,33 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
     },
+  },
+  {
+    // The engine knows nothing of HTTP, storage, queues or the layers built on it.
+    files: ['src/core/**/*.ts'],
+    rules: noImportOf(
+      [['**/api/**', '**/service/**', '**/store/**', '**/queue/**', '**/cli/**', '**/mcp/**', '**/client/**', 'fastify', '@fastify/*', 'pg', 'pg-boss', 'better-sqlite3']],
+      'src/core is the engine: no HTTP, storage, queue or upper layer (DESIGN.md §1, §6).',
+    ),
+  },
+  {
+    // Error codes live in the service; their HTTP statuses only in src/api.
+    files: ['src/service/**/*.ts', 'src/store/**/*.ts', 'src/queue/**/*.ts'],
+    rules: noImportOf([['**/api/**', '**/cli/**', '**/mcp/**', 'fastify', '@fastify/*']], 'Layers point down: the service, store and queue never import src/api, src/cli or src/mcp.'),
+  },
+  {
+    // The SDK imports the wire schemas and nothing else of the server, so its bundle stays small.
+    files: ['src/client/**/*.ts'],
+    rules: noImportOf(
+      [['**/api/*', '!**/api/schemas.js', '**/service/**', '**/store/**', '**/queue/**', '**/cli/**', '**/mcp/**', 'fastify', '@fastify/*', 'pg', 'pg-boss', 'better-sqlite3']],
+      'The client SDK may import src/api/schemas.ts only, never the server.',
+    ),
+  },
+  {
+    files: ['src/api/schemas.ts'],
+    rules: noImportOf(
+      [['fastify', '@fastify/*', 'pg', 'pg-boss', 'better-sqlite3', '**/store/**', '**/queue/**', './*', '../service/*', '!../service/errors.js']],
+      'src/api/schemas.ts is imported by the client SDK: TypeBox, the engine vocabularies and the error catalog only.',
+    ),
   },
 );

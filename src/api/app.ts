@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Backend } from '../store/backend.js';
@@ -15,7 +15,7 @@ import type { VerifyService } from '../service/verify-service.js';
 import type { BatchService } from '../service/batch-service.js';
 import type { ResultsService } from '../service/results-service.js';
 import type { Metrics } from '../service/metrics.js';
-import { ApiError, ERROR_CATALOG } from './errors.js';
+import { ApiError } from './errors.js';
 import { authenticate } from './auth.js';
 import type { RateLimitDefaults } from './auth.js';
 import { verifyRoute } from './routes/verify.js';
@@ -60,13 +60,28 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Api
     .send(JSON.stringify({ error: { code: err.code, message: err.message, requestId: request.id } }));
 }
 
-/** Maps anything thrown into the catalog: schema breaks and parser refusals are 400, never 500. */
-function toApiError(err: FastifyError & { validationContext?: string }, body?: unknown): ApiError {
+/** The interface's bodies are JSON (interface-spec.md); any other type is refused with a message that says so. */
+const CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
+
+/**
+ * Maps anything thrown into the catalog: schema breaks and parser refusals are 400, never 500.
+ * A body that is not JSON is 400 too, not 415: interface-spec.md §7 lists every error status of
+ * each route and 415 is not among them (docs/errors.md, "Why a non-JSON body is 400").
+ */
+function toApiError(err: FastifyError & { validationContext?: string }, request: FastifyRequest): ApiError {
+  const body: unknown = request.body;
   if (err instanceof ApiError) return err;
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    const given = request.headers['content-type'];
+    return new ApiError('invalid_request', `${CONTENT_TYPE_MESSAGE}${given ? ` (got ${JSON.stringify(given.slice(0, 100))})` : ''}.`);
+  }
   if (err.validation) {
     const first = err.validation[0];
     if (err.validationContext === 'headers') return new ApiError('missing_idempotency_key');
     const path = first?.instancePath ?? '';
+    if (err.validationContext === 'body' && path === '' && body === undefined) {
+      return new ApiError('invalid_request', `The body is missing: send a JSON object (${CONTENT_TYPE_MESSAGE}).`);
+    }
     const emailItem = /^\/emails\/(\d+)$/.exec(path);
     // The message names the problem (the value is read back from the body: ajv's format check only says no).
     const fields = (body ?? {}) as { email?: unknown; emails?: unknown[] };
@@ -79,7 +94,7 @@ function toApiError(err: FastifyError & { validationContext?: string }, body?: u
     return new ApiError('invalid_request', `${err.validationContext ?? 'request'}${path} ${first?.message ?? 'is invalid'}`.trim());
   }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    // Malformed JSON, wrong content type, oversized or empty body: the spec's 400.
+    // Malformed JSON, an oversized or empty body: the spec's 400.
     return new ApiError('invalid_request', err.message);
   }
   return new ApiError('internal_error');
@@ -127,8 +142,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             ...(deps.logStream ? { stream: deps.logStream } : {}),
           },
     // One log line per request, written by the onResponse hook below, instead of Fastify's two
-    // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3).
-    disableRequestLogging: true,
+    // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3). Through the log
+    // controller: the top-level `disableRequestLogging` is deprecated (FSTDEP023, removed in Fastify 6).
+    logController: new LogController({ disableRequestLogging: true }),
     // A hop count trusts that many proxies nearest to us (proxy-addr's hop index).
     trustProxy: typeof deps.trustProxy === 'number' ? ((hops: number) => (_address: string, hop: number) => hop < hops)(deps.trustProxy) : (deps.trustProxy ?? false),
     // Requests that arrive while closing reach our handlers, which answer 503 with the spec's error body.
@@ -157,7 +173,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest('apiKey', null);
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // JSON only: Fastify's built-in text/plain parser would hand a string to the schema ("body must be object").
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
     try {
@@ -197,7 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         if (!request.raw.complete) request.raw.destroy();
       }, 10_000).unref();
     }
-    const apiError = toApiError(err, request.body);
+    const apiError = toApiError(err, request);
     if (apiError.status >= 500) request.log.error({ err }, 'request failed');
     return sendError(request, reply, apiError);
   });
@@ -214,4 +231,3 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
-export { ERROR_CATALOG };

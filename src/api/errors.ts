@@ -1,71 +1,109 @@
 /**
- * The one catalog of errors that cross the wire (DESIGN.md §4). Every code has its status and
- * a default message; the OpenAPI document and the tests read this table, so a new code cannot
- * go undocumented. Internal failures (bugs, bad configuration) are not listed here: they
- * surface as a 500 with a generic body and are logged.
+ * How the service's error codes (src/service/errors.ts, the one catalog) are spoken over HTTP:
+ * the status of each code, the route-specific exceptions, and which codes each route of the
+ * interface can answer with. The OpenAPI document, /docs, docs/errors.md and the tests read
+ * these tables, so a code cannot go undocumented and a route cannot answer a status the spec
+ * does not list for it (test/api/error-catalog.test.ts).
  */
-export const ERROR_CATALOG = {
-  invalid_request: { status: 400, message: 'The request does not match the schema.' },
-  invalid_email: { status: 400, message: 'An address fails the syntax check.' },
-  missing_idempotency_key: { status: 400, message: 'The Idempotency-Key header is required.' },
-  // 400 on /v1/verify, 422 on /v1/requests (DESIGN.md §4): same code, the route decides the status.
-  idempotency_key_reused: { status: 400, message: 'This Idempotency-Key was used with a different body.' },
-  unauthorized: { status: 401, message: 'A valid API key is required (X-Api-Key or Authorization: Bearer).' },
-  insufficient_credits: { status: 402, message: 'The account does not have enough credits.' },
-  list_not_found: { status: 404, message: 'No such list in this account.' },
-  request_not_found: { status: 404, message: 'No such request in this account.' },
-  cursor_not_found: { status: 404, message: 'The cursor is unknown for this request.' },
-  // Not API codes of DESIGN.md §4: an unknown path, and a genuine bug.
-  not_found: { status: 404, message: 'No such route.' },
-  list_not_ready: { status: 422, message: 'The list is not ready.' },
-  rate_limited: { status: 429, message: 'Too many requests; retry after the delay in Retry-After.' },
-  internal_error: { status: 500, message: 'Internal error.' },
-  engine_unavailable: { status: 502, message: 'The verification engine failed.' },
-  service_unavailable: { status: 503, message: 'The service is overloaded or shutting down; retry later.' },
-} as const satisfies Record<string, { status: number; message: string }>;
+import { ERROR_CATALOG } from '../service/errors.js';
+import type { ErrorCode, Refusal } from '../service/errors.js';
 
-export type ErrorCode = keyof typeof ERROR_CATALOG;
+export { ERROR_CATALOG };
+export type { ErrorCode };
 
-/** Which codes each route can answer with (for OpenAPI and the tests). */
-export const ROUTE_ERRORS: Record<string, readonly ErrorCode[]> = {
-  'POST /v1/verify': [
-    'invalid_request',
-    'invalid_email',
-    'missing_idempotency_key',
-    'idempotency_key_reused',
-    'unauthorized',
-    'insufficient_credits',
-    'rate_limited',
-    'engine_unavailable',
-    'service_unavailable',
-  ],
-  'POST /v1/requests': [
-    'invalid_request',
-    'invalid_email',
-    'missing_idempotency_key',
-    'unauthorized',
-    'insufficient_credits',
-    'list_not_found',
-    'list_not_ready',
-    'idempotency_key_reused',
-    'rate_limited',
-    'service_unavailable',
-  ],
-  'GET /v1/requests/{id}': ['unauthorized', 'request_not_found', 'rate_limited'],
-  'GET /v1/requests/{id}/results': ['unauthorized', 'request_not_found', 'cursor_not_found', 'rate_limited'],
+/** Every code's status; `satisfies` makes a code without a status (or a status for no code) a type error. */
+export const HTTP_STATUS = {
+  invalid_request: 400,
+  invalid_email: 400,
+  missing_idempotency_key: 400,
+  idempotency_key_reused: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  list_not_found: 404,
+  request_not_found: 404,
+  cursor_not_found: 404,
+  not_found: 404,
+  list_not_ready: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  engine_unavailable: 502,
+  service_unavailable: 503,
+} as const satisfies Record<ErrorCode, number>;
+
+/** The four routes of interface-spec.md §4, named as the spec writes them. */
+export type RouteName = 'POST /v1/verify' | 'POST /v1/requests' | 'GET /v1/requests/{id}' | 'GET /v1/requests/{id}/results';
+
+interface RouteErrors {
+  /** interface-spec.md §7: the error statuses the route may answer with, exactly. */
+  statuses: readonly number[];
+  /** The codes the route answers with; together their statuses are `statuses`. */
+  codes: readonly ErrorCode[];
+  /** Codes whose status differs on this route (DESIGN.md §4). */
+  overrides?: Partial<Record<ErrorCode, number>>;
+}
+
+export const ROUTE_ERRORS: Record<RouteName, RouteErrors> = {
+  'POST /v1/verify': {
+    statuses: [400, 401, 402, 429, 502, 503],
+    codes: [
+      'invalid_request',
+      'invalid_email',
+      'missing_idempotency_key',
+      'idempotency_key_reused',
+      'unauthorized',
+      'insufficient_credits',
+      'rate_limited',
+      'engine_unavailable',
+      'service_unavailable',
+    ],
+  },
+  'POST /v1/requests': {
+    statuses: [400, 401, 402, 404, 422, 429, 503],
+    codes: [
+      'invalid_request',
+      'invalid_email',
+      'missing_idempotency_key',
+      'unauthorized',
+      'insufficient_credits',
+      'list_not_found',
+      'list_not_ready',
+      'idempotency_key_reused',
+      'rate_limited',
+      'service_unavailable',
+    ],
+    // DESIGN.md §4: a reused key with a different body is "well-formed but refused" here.
+    overrides: { idempotency_key_reused: 422 },
+  },
+  'GET /v1/requests/{id}': { statuses: [401, 404, 429], codes: ['unauthorized', 'request_not_found', 'rate_limited'] },
+  'GET /v1/requests/{id}/results': {
+    statuses: [401, 404, 429],
+    codes: ['unauthorized', 'request_not_found', 'cursor_not_found', 'rate_limited'],
+  },
 };
 
-/** An error to send: the code decides the status; the message may be more specific than the default. */
+export const ROUTE_NAMES = Object.keys(ROUTE_ERRORS) as RouteName[];
+
+/** The status of `code`, on `route` when it is answered there. */
+export function statusOf(code: ErrorCode, route?: RouteName): number {
+  return (route && ROUTE_ERRORS[route].overrides?.[code]) ?? HTTP_STATUS[code];
+}
+
+/** An error to send: the code decides the status (per route where DESIGN.md §4 says so); the message may be more specific than the default. */
 export class ApiError extends Error {
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
     message?: string,
     readonly headers: Record<string, string> = {},
-    status?: number,
+    route?: RouteName,
   ) {
     super(message ?? ERROR_CATALOG[code].message);
-    this.status = status ?? ERROR_CATALOG[code].status;
+    this.status = statusOf(code, route);
     this.name = 'ApiError';
   }
+}
+
+/** A service refusal answered on `route`. */
+export function refusalError(route: RouteName, refused: Refusal): ApiError {
+  return new ApiError(refused.code, refused.message, {}, route);
 }

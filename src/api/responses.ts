@@ -1,25 +1,29 @@
-/** Response schema maps per route, with each error status described by its catalog codes (for OpenAPI). */
-import { Type } from '@sinclair/typebox';
+/** The error part of each route's response map, and the words that document each error status. */
 import type { TSchema } from '@sinclair/typebox';
-import { ERROR_CATALOG, ROUTE_ERRORS } from './errors.js';
-import type { ErrorCode } from './errors.js';
+import { ERROR_CATALOG, ROUTE_ERRORS, statusOf } from './errors.js';
+import type { ErrorCode, RouteName } from './errors.js';
 import { ErrorBody } from './schemas.js';
 
-/** Statuses a route answers with an error, each documented with the codes that produce it. */
-export function errorResponses(route: string, statuses: readonly number[], overrides: Partial<Record<ErrorCode, number>> = {}): Record<number, TSchema> {
-  const codes = ROUTE_ERRORS[route] ?? [];
-  const out: Record<number, TSchema> = {};
-  for (const status of statuses) {
-    const here = codes.filter((c) => (overrides[c] ?? ERROR_CATALOG[c].status) === status);
-    const text = here.map((c) => `\`${c}\` — ${ERROR_CATALOG[c].message}`).join('; ');
-    const extra = status === 429 ? ' Carries `Retry-After` (whole seconds, at least 1) and `RateLimit-*` headers.' : '';
-    out[status] = Type.Object(ErrorBody.properties, {
-      additionalProperties: false,
-      description: `${text || 'Error.'}${extra}`,
-      'x-error-codes': here,
-    });
-  }
-  return out;
+/** Every error status interface-spec.md §7 lists for `route`, each answered with the Error body. */
+export function errorResponses(route: RouteName): Record<number, TSchema> {
+  return Object.fromEntries(ROUTE_ERRORS[route].statuses.map((status) => [status, ErrorBody]));
+}
+
+/** The codes `route` answers with `status`. */
+export function codesFor(route: RouteName, status: number): ErrorCode[] {
+  return ROUTE_ERRORS[route].codes.filter((code) => statusOf(code, route) === status);
+}
+
+/** The OpenAPI description of an error status of `route`: each code it can carry, with its meaning. */
+export function errorDescription(route: RouteName, status: number): string {
+  const lines = codesFor(route, status).map((code) => `- \`${code}\`: ${ERROR_CATALOG[code].when}`);
+  const retry =
+    status === 429
+      ? '\n\nWait at least `Retry-After` seconds (an integer ≥ 1) before retrying.'
+      : status === 503
+        ? '\n\nTemporary: retry after `Retry-After` seconds.'
+        : '';
+  return `${lines.join('\n')}${retry}`;
 }
 
 export const SECURITY: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];

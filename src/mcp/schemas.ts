@@ -1,7 +1,9 @@
 /**
- * Zod schemas for the tools' structured output. The envelope mirrors src/core/types.ts
- * (ClientDecisionEnvelopeV1); vocabularies come from there, so they cannot drift. Fields the
- * spec leaves open (reasons, evidence_class, provider_family, history) stay open here too.
+ * Zod schemas for the tools' structured output. The envelope is the interface's
+ * ClientDecisionEnvelopeV1 (src/api/schemas.ts); vocabularies come from src/core/types.ts, and
+ * test/mcp/schemas-match-api.test.ts checks that this envelope accepts and refuses exactly what
+ * the API schema does, and that every tool field accepts whatever the API may send it. Fields
+ * the spec leaves open (reasons, evidence_class, provider_family) stay open here too.
  */
 import { z } from 'zod';
 import { BILLING_DISPOSITIONS, ENVELOPE_STATUSES, OUTCOMES, PRESEND_DECISIONS, PUBLIC_VERDICTS } from '../core/types.js';
@@ -17,10 +19,22 @@ export const envelopeSchema = z
     confidence: z.number().min(0).max(1).nullable(),
     reasons: z.array(z.string()),
     evidence_class: z.string().nullable(),
-    retry: z.object({ eligible_at: z.string(), expires_at: z.string(), affinity_required: z.boolean() }).nullable(),
-    billing: z.object({ disposition: z.enum(BILLING_DISPOSITIONS), credits: z.number().int().min(0) }),
-    history: z.record(z.unknown()).nullable(),
+    retry: z
+      .object({ eligible_at: z.string().datetime({ offset: true }), expires_at: z.string().datetime({ offset: true }), affinity_required: z.boolean() })
+      .strict()
+      .nullable(),
+    billing: z.object({ disposition: z.enum(BILLING_DISPOSITIONS), credits: z.number().int().min(0) }).strict(),
+    history: z
+      .object({
+        checks: z.number().int().min(1),
+        firstCheckedAt: z.string().datetime({ offset: true }),
+        lastCheckedAt: z.string().datetime({ offset: true }),
+        lastVerdict: z.enum(PUBLIC_VERDICTS).nullable(),
+      })
+      .passthrough()
+      .nullable(),
   })
+  .strict()
   .describe('The pre-send envelope (contract_version 1)');
 
 export const countersSchema = z

@@ -10,14 +10,14 @@ import { syntaxRejection } from '../core/syntax-rejection.js';
 import { toStoredResult } from '../store/store.js';
 import type { AuthenticatedKey, BatchRequestView, NewBatchItem } from '../store/store.js';
 import type { BatchesRole, ListsRole, WorkQueueRole } from '../store/backend.js';
-import type { ErrorCode } from '../api/errors.js';
+import type { Refusal } from './errors.js';
 import { idempotencyClaim } from './idempotency.js';
 
 export const BATCH_ROUTE = 'POST /v1/requests';
 
 export type BatchOutcome =
   | { kind: 'created' | 'replay'; request: BatchRequestView }
-  | { kind: 'refused'; code: ErrorCode; message?: string; status?: number };
+  | Refusal;
 
 export interface BatchServiceOptions {
   batches: BatchesRole;
@@ -80,7 +80,7 @@ export class BatchService {
     });
     switch (outcome.kind) {
       case 'idempotency_mismatch':
-        return { kind: 'refused', code: 'idempotency_key_reused', status: 422 };
+        return { kind: 'refused', code: 'idempotency_key_reused' };
       case 'insufficient_credits':
         return {
           kind: 'refused',

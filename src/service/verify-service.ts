@@ -11,7 +11,7 @@ import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { AuthenticatedKey, VerificationRecord } from '../store/store.js';
 import type { VerificationsRole } from '../store/backend.js';
 import { toStoredResult } from '../store/store.js';
-import type { ErrorCode } from '../api/errors.js';
+import type { Refusal } from './errors.js';
 import { engineFor } from './engines.js';
 import type { Engines } from './engines.js';
 import { idempotencyClaim } from './idempotency.js';
@@ -26,7 +26,7 @@ const RESUME_BATCH = 100;
 export type VerifyOutcome =
   | { kind: 'completed'; record: VerificationRecord; replayed: boolean }
   | { kind: 'pending'; record: VerificationRecord; replayed: boolean }
-  | { kind: 'refused'; code: ErrorCode; message?: string };
+  | Refusal;
 
 export interface VerifyServiceOptions {
   verifications: VerificationsRole;

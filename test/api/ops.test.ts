@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError } from './schema-check.js';
-import { ERROR_CATALOG } from '../../src/api/errors.js';
+import { startLiveService } from '../client/live-service.js';
 
 describe('operational routes and cross-cutting behaviour', () => {
   let h: Harness;
@@ -11,35 +11,6 @@ describe('operational routes and cross-cutting behaviour', () => {
     h = await startHarness();
   });
   after(async () => h.close());
-
-  test('/openapi.json is OpenAPI 3.1 with the four routes, both auth schemes and every error code of the catalog', async () => {
-    const r = await h.call('GET', '/openapi.json');
-    assert.equal(r.status, 200);
-    assert.equal(r.body.openapi, '3.1.0');
-    assert.deepEqual(Object.keys(r.body.paths).sort(), ['/v1/requests', '/v1/requests/{id}', '/v1/requests/{id}/results', '/v1/verify']);
-    assert.deepEqual(Object.keys(r.body.paths['/v1/verify'].post.responses).sort(), ['200', '202', '400', '401', '402', '429', '502', '503']);
-    assert.deepEqual(Object.keys(r.body.paths['/v1/requests'].post.responses).sort(), ['200', '202', '400', '401', '402', '404', '422', '429', '503']);
-    assert.deepEqual(Object.keys(r.body.paths['/v1/requests/{id}'].get.responses).sort(), ['200', '401', '404', '429']);
-    assert.deepEqual(Object.keys(r.body.paths['/v1/requests/{id}/results'].get.responses).sort(), ['200', '401', '404', '429']);
-    assert.ok(r.body.components.securitySchemes.ApiKey);
-    assert.ok(r.body.components.securitySchemes.Bearer);
-    for (const code of Object.keys(ERROR_CATALOG)) assert.ok(r.body['x-error-codes'][code], code);
-    const text = JSON.stringify(r.body.paths);
-    for (const code of ['invalid_email', 'insufficient_credits', 'list_not_ready', 'cursor_not_found', 'rate_limited', 'engine_unavailable']) assert.ok(text.includes(code), code);
-    const params = r.body.paths['/v1/requests/{id}/results'].get.parameters.map((p: { name: string }) => p.name).sort();
-    assert.deepEqual(params, ['cursor', 'id', 'limit', 'offset']);
-    assert.ok(r.body.paths['/v1/verify'].post.parameters.some((p: { name: string; in: string }) => p.in === 'header' && p.name === 'idempotency-key'));
-  });
-
-  test('/docs is a readable HTML reference of the routes and error codes', async () => {
-    const res = await fetch(`${h.url}/docs`);
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /text\/html/);
-    const html = await res.text();
-    assert.match(html, /POST \/v1\/verify/);
-    assert.match(html, /GET \/v1\/requests\/\{id\}\/results/);
-    assert.match(html, /cursor_not_found/);
-  });
 
   test('/healthz and /readyz answer without a key; unknown paths are 404 with the error body', async () => {
     assert.equal((await h.call('GET', '/healthz')).status, 200);
@@ -140,5 +111,18 @@ describe('graceful shutdown', () => {
     await store.close();
     const { rmSync } = await import('node:fs');
     rmSync(h.dir, { recursive: true, force: true });
+  });
+});
+
+describe('presend serve', () => {
+  test('starts without a process warning: Fastify’s FSTDEP023 deprecation was printed at every start', async () => {
+    const service = await startLiveService();
+    try {
+      assert.equal((await fetch(`${service.baseUrl}/healthz`)).status, 200);
+      // Node prints process warnings as "(node:PID) [CODE] Name: message".
+      assert.doesNotMatch(service.logs(), /\(node:\d+\)|FSTDEP\d+/);
+    } finally {
+      await service.stop();
+    }
   });
 });

@@ -129,6 +129,33 @@ describe('POST /v1/verify', () => {
     isError(await h.call('POST', '/v1/verify', { key, idem: newIdem(), rawBody: JSON.stringify({ email: 'x'.repeat(17_000_000) }), headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
   });
 
+  test('a body that is not JSON is 400 invalid_request saying Content-Type must be application/json, on both POST routes (the spec lists no 415)', async () => {
+    const a = await h.newAccount(1);
+    const json = JSON.stringify({ email: 'deliverable@example.com' });
+    const cases: Array<{ type: string | null; body: string | Uint8Array; says: RegExp }> = [
+      { type: 'application/x-www-form-urlencoded', body: 'email=deliverable%40example.com', says: /Content-Type must be application\/json \(got "application\/x-www-form-urlencoded"\)/ },
+      { type: 'text/plain', body: json, says: /Content-Type must be application\/json \(got "text\/plain"\)/ },
+      { type: 'multipart/form-data; boundary=x', body: '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@example.com\r\n--x--', says: /Content-Type must be application\/json/ },
+      // fetch sends a byte body with no Content-Type at all.
+      { type: null, body: new TextEncoder().encode(json), says: /Content-Type must be application\/json/ },
+    ];
+    for (const path of ['/v1/verify', '/v1/requests']) {
+      for (const c of cases) {
+        const headers: Record<string, string> = { 'x-api-key': a.live, 'idempotency-key': newIdem() };
+        if (c.type) headers['content-type'] = c.type;
+        const res = await fetch(`${h.url}${path}`, { method: 'POST', headers, body: c.body });
+        const body = (await res.json()) as { error: { message: string } };
+        isError({ status: res.status, headers: res.headers, body }, 400, 'invalid_request');
+        assert.match(body.error.message, c.says, `${path} ${c.type}`);
+      }
+      const empty = await fetch(`${h.url}${path}`, { method: 'POST', headers: { 'x-api-key': a.live, 'idempotency-key': newIdem() } });
+      const body = (await empty.json()) as { error: { message: string } };
+      isError({ status: empty.status, headers: empty.headers, body }, 400, 'invalid_request');
+      assert.match(body.error.message, /body is missing.*Content-Type must be application\/json/, `${path} without a body`);
+    }
+    assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 1, 'nothing was held or billed');
+  });
+
   test('an address wrapped in white space is 400 invalid_email naming the problem, never trimmed', async () => {
     const a = await h.newAccount(1);
     for (const [email, named] of [

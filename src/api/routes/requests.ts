@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { BatchService } from '../../service/batch-service.js';
 import type { ResultsService } from '../../service/results-service.js';
 import { BatchInput, BatchRequest, IdempotencyHeaders, RequestIdParams, ResultsPage } from '../schemas.js';
-import { ApiError } from '../errors.js';
+import { ApiError, refusalError } from '../errors.js';
 import { errorResponses, SECURITY } from '../responses.js';
 import { renderBatch, renderResultItem } from '../render.js';
 
@@ -14,6 +14,8 @@ export function requestRoutes(app: FastifyInstance, batches: BatchService, resul
     '/v1/requests',
     {
       schema: {
+        operationId: 'createBatch',
+        tags: ['Batches'],
         summary: 'Create a batch',
         description:
           'Exactly one of `emails` (1–10,000 addresses) or `listId` (a ready list of the account). Holds one credit per unique address. ' +
@@ -24,7 +26,7 @@ export function requestRoutes(app: FastifyInstance, batches: BatchService, resul
         response: {
           200: BatchRequest,
           202: BatchRequest,
-          ...errorResponses('POST /v1/requests', [400, 401, 402, 404, 422, 429, 503], { idempotency_key_reused: 422 }),
+          ...errorResponses('POST /v1/requests'),
         },
       },
     },
@@ -32,7 +34,7 @@ export function requestRoutes(app: FastifyInstance, batches: BatchService, resul
       const key = request.apiKey;
       if (!key) throw new ApiError('unauthorized');
       const outcome = await batches.create(key, request.body as { emails?: string[]; listId?: string }, request.headers['idempotency-key'] as string);
-      if (outcome.kind === 'refused') throw new ApiError(outcome.code, outcome.message, {}, outcome.status);
+      if (outcome.kind === 'refused') throw refusalError('POST /v1/requests', outcome);
       if (outcome.kind === 'replay') return reply.code(200).send(renderBatch(outcome.request, request.id, true));
       return reply.code(202).send(renderBatch(outcome.request, request.id));
     },
@@ -42,11 +44,13 @@ export function requestRoutes(app: FastifyInstance, batches: BatchService, resul
     '/v1/requests/:id',
     {
       schema: {
+        operationId: 'getBatch',
+        tags: ['Batches'],
         summary: 'Status of a batch',
         description: 'Current state, progress flags and counters. Poll this for progress.',
         security: SECURITY,
         params: RequestIdParams,
-        response: { 200: BatchRequest, ...errorResponses('GET /v1/requests/{id}', [401, 404, 429]) },
+        response: { 200: BatchRequest, ...errorResponses('GET /v1/requests/{id}') },
       },
     },
     async (request) => {
@@ -63,6 +67,8 @@ export function requestRoutes(app: FastifyInstance, batches: BatchService, resul
     '/v1/requests/:id/results',
     {
       schema: {
+        operationId: 'getBatchResults',
+        tags: ['Batches'],
         summary: 'Results of a batch, one page',
         description:
           'Final results in the order they became final. Export with `cursor` until `nextCursor` is null on a finalized request. ' +
@@ -70,7 +76,7 @@ export function requestRoutes(app: FastifyInstance, batches: BatchService, resul
           '`limit` is clamped into 1–200; a malformed `offset` counts as 0.',
         security: SECURITY,
         params: RequestIdParams,
-        response: { 200: ResultsPage, ...errorResponses('GET /v1/requests/{id}/results', [401, 404, 429]) },
+        response: { 200: ResultsPage, ...errorResponses('GET /v1/requests/{id}/results') },
       },
     },
     async (request) => {

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { VerifyService } from '../../service/verify-service.js';
 import { IdempotencyHeaders, VerifyInput, VerifyResult } from '../schemas.js';
-import { ApiError } from '../errors.js';
+import { ApiError, refusalError } from '../errors.js';
 import { errorResponses, SECURITY } from '../responses.js';
 import { renderCompletedVerify, renderPendingVerify } from '../render.js';
 
@@ -11,6 +11,8 @@ export function verifyRoute(app: FastifyInstance, verify: VerifyService): void {
     '/v1/verify',
     {
       schema: {
+        operationId: 'verifyEmail',
+        tags: ['Verification'],
         summary: 'Verify one address',
         description:
           'Waits up to `timeoutMs` (default 15000) for the check. 200: completed envelope with `engine`. 202: the wait ended first; ' +
@@ -21,7 +23,7 @@ export function verifyRoute(app: FastifyInstance, verify: VerifyService): void {
         response: {
           200: VerifyResult,
           202: VerifyResult,
-          ...errorResponses('POST /v1/verify', [400, 401, 402, 429, 502, 503]),
+          ...errorResponses('POST /v1/verify'),
         },
       },
     },
@@ -30,7 +32,7 @@ export function verifyRoute(app: FastifyInstance, verify: VerifyService): void {
       if (!key) throw new ApiError('unauthorized');
       const body = request.body as { email: string; timeoutMs?: number };
       const outcome = await verify.verify(key, body, request.headers['idempotency-key'] as string);
-      if (outcome.kind === 'refused') throw new ApiError(outcome.code, outcome.message);
+      if (outcome.kind === 'refused') throw refusalError('POST /v1/verify', outcome);
       if (outcome.kind === 'completed') return reply.code(200).send(renderCompletedVerify(outcome.record, request.id));
       return reply.code(202).send(renderPendingVerify(outcome.record, request.id));
     },

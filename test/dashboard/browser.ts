@@ -5,7 +5,7 @@
  * Content-Security-Policy allows no inline script, and is not loosened for the tests); every
  * CSP violation the page reports fails the test.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,13 @@ import { chromium } from 'playwright-core';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.PRESEND_TEST_CHROMIUM ?? '/usr/bin/chromium';
+/**
+ * Skip the browser tests, with the reason, when there is no Chromium here; in CI (which installs
+ * it) a missing browser is a failure, not a skip.
+ */
+export const noBrowser: string | false =
+  existsSync(CHROMIUM) || process.env.CI ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set PRESEND_TEST_CHROMIUM)`;
+
 const ARGS = [
   '--headless',
   '--no-sandbox',

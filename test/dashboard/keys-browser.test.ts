@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { assertAccessible, openBrowser } from './browser.js';
+import { assertAccessible, noBrowser, openBrowser } from './browser.js';
 import type { OwnerBrowser } from './browser.js';
 import { newOwner, setPasswordAndSignIn } from './owners.js';
 import type { TestOwner } from './owners.js';
@@ -17,6 +17,7 @@ let browser: OwnerBrowser;
 let owner: TestOwner;
 
 before(async () => {
+  if (noBrowser) return;
   h = await startHarness();
   owner = await newOwner(h.backend, h.url);
   browser = await openBrowser();
@@ -26,7 +27,7 @@ after(async () => {
   await h?.close();
 });
 
-test('an owner sets the password from the one-time link and signs in', async () => {
+test('an owner sets the password from the one-time link and signs in', { skip: noBrowser }, async () => {
   const { page } = browser;
   await page.goto(owner.link);
   await assertAccessible(page, 'set-password page');
@@ -38,7 +39,7 @@ test('an owner sets the password from the one-time link and signs in', async () 
   assert.match(await page.getByRole('alert').innerText(), /used already or has expired/);
 });
 
-test('a new key is shown once, works on the API, shows only its prefix after a reload, and stops working once revoked', async () => {
+test('a new key is shown once, works on the API, shows only its prefix after a reload, and stops working once revoked', { skip: noBrowser }, async () => {
   const { page } = browser;
   await page.goto(`${h.url}/dashboard/keys`);
   await assertAccessible(page, 'keys page');

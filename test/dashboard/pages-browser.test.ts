@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { assertAccessible, chooseOption, openBrowser, screenshot } from './browser.js';
+import { assertAccessible, chooseOption, noBrowser, openBrowser, screenshot } from './browser.js';
 import type { OwnerBrowser } from './browser.js';
 import { newOwner, setPasswordAndSignIn, signIn } from './owners.js';
 import type { TestOwner } from './owners.js';
@@ -21,6 +21,7 @@ let owner: TestOwner;
 let batchUrl = '';
 
 before(async () => {
+  if (noBrowser) return;
   h = await startHarness();
   owner = await newOwner(h.backend, h.url, 50);
   browser = await openBrowser();
@@ -31,7 +32,7 @@ after(async () => {
   await h?.close();
 });
 
-test('a sandbox batch from a list shows its cost before it starts, then its progress live up to 100 % and its verdicts', async () => {
+test('a sandbox batch from a list shows its cost before it starts, then its progress live up to 100 % and its verdicts', { skip: noBrowser }, async () => {
   const { page } = browser;
   const emails = [
     ...Array.from({ length: 60 }, (_, i) => `person${i}@example.com`),
@@ -81,7 +82,7 @@ test('a sandbox batch from a list shows its cost before it starts, then its prog
   assert.deepEqual(browser.problems, []);
 });
 
-test('the usage page lists the ledger and exports it as CSV', async () => {
+test('the usage page lists the ledger and exports it as CSV', { skip: noBrowser }, async () => {
   const { page } = browser;
   await page.goto(`${h.url}/dashboard/usage`);
   await assertAccessible(page, 'usage page');
@@ -95,7 +96,7 @@ test('the usage page lists the ledger and exports it as CSV', async () => {
   assert.match(lines[1] ?? '', /^\d+,[^,]+,grant,50,,$/);
 });
 
-test('trying one address shows its envelope with every reason in words', async () => {
+test('trying one address shows its envelope with every reason in words', { skip: noBrowser }, async () => {
   const { page } = browser;
   await page.goto(`${h.url}/dashboard/try`);
   await assertAccessible(page, 'try page');
@@ -118,7 +119,7 @@ test('trying one address shows its envelope with every reason in words', async (
   assert.match(await page.getByRole('alert').innerText(), /not a valid address/);
 });
 
-test("another account's owner gets 404 for this account's batch, and signing in is throttled after repeated failures", async () => {
+test("another account's owner gets 404 for this account's batch, and signing in is throttled after repeated failures", { skip: noBrowser }, async () => {
   const other = await newOwner(h.backend, h.url);
   const second = await openBrowser();
   try {
@@ -147,7 +148,7 @@ test("another account's owner gets 404 for this account's batch, and signing in 
   }
 });
 
-test('signing out everywhere ends the sessions of every browser', async () => {
+test('signing out everywhere ends the sessions of every browser', { skip: noBrowser }, async () => {
   const third = await openBrowser();
   try {
     await third.page.goto(`${h.url}/dashboard/sign-in`);

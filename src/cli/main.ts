@@ -14,8 +14,11 @@ program
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(text) });
 program.exitOverride((err) => {
-  // commander's own usage errors exit 2 ("usage"), help/version exit 0.
-  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
+  // Asked-for help (--help, `help`) and --version exit 0. Help shown because something is
+  // missing (`presend` alone, `presend keys` without a subcommand) and commander's own usage
+  // errors exit 2, the usage code (docs/cli.md).
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') process.exit(0);
+  if (err.code === 'commander.help' && err.exitCode === 0) process.exit(0);
   process.exit(2);
 });
 

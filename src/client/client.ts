@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PresendResponseError } from './errors.js';
+import { planBatches, type BatchPlan, type PlanOptions } from './batch-plan.js';
+import { createBatches, exportBatches, waitForBatches, type CreateBatchesOptions, type ExportBatchesOptions, type WaitForBatchesOptions } from './batches.js';
 import { exportResults, type ExportOptions } from './export.js';
 import { send, type HttpAnswer, type HttpCall, type HttpSettings, type RetryEvent } from './http.js';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
@@ -138,6 +140,39 @@ export class PresendClient {
   /** Every result of a batch, once each, following `nextCursor` until the collection is complete. */
   exportResults(id: string, options: ExportOptions = {}): AsyncGenerator<ResultItem, void, undefined> {
     return exportResults(this, id, options);
+  }
+
+  /** Creates every batch of a plan (batch-plan.ts), each with its own derived Idempotency-Key. */
+  createBatches(plan: BatchPlan, options: CreateBatchesOptions = {}): Promise<BatchRequest[]> {
+    return createBatches(this, plan, options);
+  }
+
+  /** Polls several batches until every one is completed or failed. */
+  waitForBatches(ids: readonly string[], options: WaitForBatchesOptions = {}): Promise<BatchRequest[]> {
+    return waitForBatches(this, ids, options);
+  }
+
+  /** Every result of several batches, one batch after the other. */
+  exportBatches(ids: readonly string[], options: ExportBatchesOptions = {}): AsyncGenerator<ResultItem, void, undefined> {
+    return exportBatches(this, ids, options);
+  }
+
+  /**
+   * Any number of addresses: plan (invalid ones set aside, duplicates removed, at most 10,000
+   * per batch), create the batches and wait for all of them. Read the results with
+   * `exportBatches(batches.map((b) => b.request.id))`.
+   */
+  async verifyInBatches(
+    addresses: Iterable<string>,
+    options: PlanOptions & CreateBatchesOptions & WaitForBatchesOptions = {},
+  ): Promise<{ plan: BatchPlan; batches: BatchRequest[] }> {
+    const plan = planBatches(addresses, options);
+    const created = await this.createBatches(plan, options);
+    const batches = await this.waitForBatches(
+      created.map((batch) => batch.request.id),
+      options,
+    );
+    return { plan, batches };
   }
 
   /** Keeps the key out of `console.log(client)` and util.inspect. */

@@ -7,6 +7,9 @@ export type { PresendClientOptions, CallOptions, SpendOptions, PageOptions } fro
 export { PresendApiError, PresendResponseError, PresendNetworkError, IncompleteExportError, isRateLimited } from './errors.js';
 export type { IncompleteExportReason } from './errors.js';
 export type { ExportOptions, ExportProgress } from './export.js';
+export { MAX_BATCH_EMAILS, planBatches, batchIdempotencyKey } from './batch-plan.js';
+export type { BatchPlan, PlannedBatch, InvalidAddress, PlanOptions } from './batch-plan.js';
+export type { BatchesProgress, CreateBatchesOptions, WaitForBatchesOptions, ExportBatchesOptions } from './batches.js';
 export type { WaitOptions } from './wait.js';
 export { isSettled } from './wait.js';
 export type { RetryEvent } from './http.js';

@@ -1,6 +1,8 @@
 /**
- * Tool answers: structured content plus the same JSON as text (for clients that only read
- * text), and failures as tool errors (`isError: true`) that carry the service's code and
+ * Tool answers: the data once, as structured content (each tool declares its outputSchema),
+ * and a short human summary as text — what happened and what to do next — rather than the
+ * same JSON a second time (a 200-item get_results page was 248 KB that way, half of it
+ * repeated). Failures are tool errors (`isError: true`) that carry the service's code and
  * request id — an agent can read and act on them; nothing crashes the server.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -8,9 +10,16 @@ import { IncompleteExportError, PresendApiError, PresendNetworkError, PresendRes
 
 export function toolSuccess(summary: string, structured: Record<string, unknown>): CallToolResult {
   return {
-    content: [{ type: 'text', text: `${summary}\n${JSON.stringify(structured, null, 2)}` }],
+    content: [{ type: 'text', text: summary }],
     structuredContent: structured,
   };
+}
+
+/** `3 send, 1 suppress, 2 no decision`: how a page or a job divides, for the text summary. */
+export function countBy(values: readonly (string | null | undefined)[], none = 'no decision'): string {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value ?? none, (counts.get(value ?? none) ?? 0) + 1);
+  return [...counts.entries()].map(([value, count]) => `${count} ${value}`).join(', ');
 }
 
 export interface ToolErrorDetail {

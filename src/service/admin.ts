@@ -3,10 +3,9 @@
  * used by the `presend` admin commands. Refusals are data (`AdminRefusal`), so the CLI can map
  * them to exit codes and messages without parsing text.
  */
-import { readFile } from 'node:fs/promises';
-import { parse } from 'csv-parse/sync';
 import { loadCommandConfig } from '../config.js';
 import type { PresendConfig } from '../config.js';
+import { TableError } from '../files/index.js';
 import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord } from '../store/store.js';
 import type { Backend } from '../store/backend.js';
 import { openBackend } from '../store/open-backend.js';
@@ -15,8 +14,8 @@ import { displayPrefixOf, generateApiKey, keyShape } from './keys.js';
 export class AdminRefusal extends Error {
   constructor(
     message: string,
-    /** 2 = usage (bad argument), 1 = anything else. */
-    readonly exitCode: 1 | 2 = 1,
+    /** 2 = usage (bad argument), 6 = an input file that cannot be read as a table, 1 = anything else. */
+    readonly exitCode: 1 | 2 | 6 = 1,
   ) {
     super(message);
     this.name = 'AdminRefusal';
@@ -53,10 +52,14 @@ export async function createAccount(backend: Backend, name: string, credits: num
   return { account: created, balance: await backend.ledger.getBalance(created.id) };
 }
 
+/** Who the audit trail names for keys made or revoked by `presend keys`. */
+const ADMIN_KEYS = { name: 'admin command (presend keys)' };
+
 export async function createKey(backend: Backend, accountName: string, mode: KeyMode): Promise<{ key: string; record: ApiKeyRecord }> {
   const a = await account(backend, accountName);
   const k = generateApiKey(mode);
-  const record = await backend.accounts.createApiKey({ accountId: a.id, hash: k.hash, displayPrefix: k.displayPrefix, mode, now: new Date() });
+  // Through key management, so the dashboard's audit trail names the admin command too.
+  const record = await backend.keyManagement.createKey({ accountId: a.id, hash: k.hash, displayPrefix: k.displayPrefix, mode, label: null, actor: ADMIN_KEYS, now: new Date() });
   return { key: k.key, record };
 }
 
@@ -64,13 +67,29 @@ export async function listKeys(backend: Backend, accountName: string): Promise<A
   return backend.accounts.listApiKeys((await account(backend, accountName)).id);
 }
 
-export async function revokeKeys(backend: Backend, prefix: string): Promise<number> {
+/**
+ * The active keys of one account whose display prefix starts with `prefix` (a whole key given
+ * by mistake stands for its display prefix): what `keys revoke` shows before it asks.
+ */
+export async function keysToRevoke(backend: Backend, accountName: string, prefix: string): Promise<ApiKeyRecord[]> {
   // A prefix shorter than the mode part would revoke every key of a kind by accident.
   if (!/^ps_(live|test)\.[0-9A-Za-z]+$/.test(prefix)) throw new AdminRefusal('give a key display prefix such as ps_live.AbC123', 2);
-  // A whole key given by mistake: its display prefix names it.
-  const n = await backend.accounts.revokeApiKeys(keyShape(prefix) ? displayPrefixOf(prefix) : prefix, new Date());
-  if (n === 0) throw new AdminRefusal(`no active key starts with ${prefix}`);
-  return n;
+  const wanted = keyShape(prefix) ? displayPrefixOf(prefix) : prefix;
+  const keys = await listKeys(backend, accountName);
+  const matching = keys.filter((k) => k.revokedAt === null && k.displayPrefix.startsWith(wanted));
+  if (matching.length === 0) throw new AdminRefusal(`no active key of account "${accountName}" starts with ${prefix}`);
+  return matching;
+}
+
+/** Revokes exactly these keys, by id within their account, each with its audit event. */
+export async function revokeKeys(backend: Backend, keys: readonly ApiKeyRecord[]): Promise<number> {
+  const now = new Date();
+  let revoked = 0;
+  for (const key of keys) {
+    const done = await backend.keyManagement.revokeKey({ accountId: key.accountId, keyId: key.id, actor: ADMIN_KEYS, now });
+    if (done?.revokedAt === now.toISOString()) revoked += 1;
+  }
+  return revoked;
 }
 
 /** Per-account token bucket (DESIGN.md §4); null for both restores the service default. */
@@ -86,28 +105,32 @@ export async function grantCredits(backend: Backend, accountName: string, credit
   return backend.ledger.grantCredits((await account(backend, accountName)).id, credits, new Date());
 }
 
-/** CSV with a column named `email` (any case), else the first column; blank cells skipped. */
-export function parseListCsv(content: string): string[] {
-  const rows = parse(content, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true }) as string[][];
-  const header = rows[0] ?? [];
-  const named = header.findIndex((c) => c.toLowerCase() === 'email');
-  const column = named === -1 ? 0 : named;
-  return (named === -1 ? rows : rows.slice(1)).map((r) => (r[column] ?? '').trim()).filter((e) => e !== '');
-}
-
-/** importing → ready, or failed when the file cannot be read or parsed. Entries are stored as given. */
-export async function importList(backend: Backend, accountName: string, file: string, label: string | null): Promise<ListRecord> {
+/**
+ * importing → ready, or failed when the entries cannot be read to the end (the file is read
+ * by src/files, the same reader as `presend batch FILE`). Entries are stored as given; an
+ * invalid one becomes a `rejected` item when the list is verified (DESIGN.md §5).
+ */
+export async function importList(backend: Backend, accountName: string, entries: AsyncIterable<string>, label: string | null): Promise<ListRecord> {
   const a = await account(backend, accountName);
-  const { lists } = backend;
-  const list = await lists.createList({ accountId: a.id, name: label, now: new Date() });
+  const list = await backend.lists.createList({ accountId: a.id, name: label, now: new Date() });
   try {
-    const emails = parseListCsv(await readFile(file, 'utf8'));
-    if (emails.length === 0) throw new Error('no addresses in the file');
-    for (let i = 0; i < emails.length; i += 5000) await lists.appendListEntries(list.id, emails.slice(i, i + 5000));
-    return await lists.finishListImport(list.id, 'ready');
+    let chunk: string[] = [];
+    let count = 0;
+    for await (const email of entries) {
+      chunk.push(email);
+      count += 1;
+      if (chunk.length === 5000) {
+        await backend.lists.appendListEntries(list.id, chunk);
+        chunk = [];
+      }
+    }
+    if (chunk.length > 0) await backend.lists.appendListEntries(list.id, chunk);
+    if (count === 0) throw new AdminRefusal('no addresses in the file', 6);
+    return await backend.lists.finishListImport(list.id, 'ready');
   } catch (err) {
-    await lists.finishListImport(list.id, 'failed');
-    throw new AdminRefusal(`list import failed (list ${list.id} is marked failed): ${err instanceof Error ? err.message : String(err)}`);
+    await backend.lists.finishListImport(list.id, 'failed');
+    const code = err instanceof AdminRefusal ? err.exitCode : err instanceof TableError ? 6 : 1;
+    throw new AdminRefusal(`list import failed (list ${list.id} is marked failed): ${err instanceof Error ? err.message : String(err)}`, code);
   }
 }
 

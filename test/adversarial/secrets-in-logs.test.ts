@@ -37,7 +37,7 @@ describe('secrets: keys never reach the logs', () => {
       ]);
       assert.ok(beta && revokedOwner);
       keys.push(beta.live, beta.test);
-      const revoke = await runCli(['keys', 'revoke', revokedOwner.test.slice(0, 'ps_test.'.length + 6)], service.adminEnv);
+      const revoke = await runCli(['keys', 'revoke', revokedOwner.test.slice(0, 'ps_test.'.length + 6), '--account', 'gamma', '--yes'], service.adminEnv);
       assert.equal(revoke.code, 0, revoke.stderr);
       keys.push(revokedOwner.test);
 

@@ -8,7 +8,7 @@ import { runCli, startLiveService, type CliRun, type LiveService } from '../clie
 
 const CSV_HEADER = 'email,state,decision,verdict,confidence,score,reasons,evidence_class,provider_family,billing_disposition,billing_credits,did_you_mean,checked_at';
 
-describe('presend batch, job and results, as child processes against a real presend serve', () => {
+describe('presend batch --list-id, job and results, as child processes against a real presend serve', () => {
   let service: LiveService;
   let dir: string;
   let env: Record<string, string>;
@@ -25,30 +25,13 @@ describe('presend batch, job and results, as child processes against a real pres
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  test('batch --wait --out writes a complete CSV with the flattened envelope columns', async () => {
-    const input = join(dir, 'leads.csv');
-    const out = join(dir, 'results.csv');
-    await writeFile(input, 'name,email\nA,deliverable@example.com\nB,undeliverable@example.com\nC,greylisted@example.com\nD,catchall@example.com\nE,deliverable@example.com\n');
-    const run = await presend(['batch', input, '--wait', '--out', out]);
-    assert.equal(run.code, 0, run.stderr);
-    const text = await readFile(out, 'utf8');
-    assert.equal(text.split('\n')[0], CSV_HEADER);
-    const rows = parse(text, { columns: true }) as Record<string, string>[];
-    assert.equal(rows.length, 4, 'one row per unique address');
-    const byEmail = new Map(rows.map((row) => [row.email, row]));
-    assert.equal(byEmail.get('deliverable@example.com')?.decision, 'send');
-    assert.equal(byEmail.get('undeliverable@example.com')?.verdict, 'UNDELIVERABLE_NO_MAILBOX');
-    assert.equal(byEmail.get('catchall@example.com')?.verdict, 'CATCH_ALL');
-    assert.ok(rows.every((row) => row.checked_at !== '' && row.billing_disposition !== ''));
-    assert.ok(rows.some((row) => row.reasons?.includes(';')), 'several reasons share one cell, joined by ;');
-    await assert.rejects(access(`${out}.partial`), 'the partial file was renamed');
-    assert.match(run.stdout, /state\s+completed/);
-  });
-
-  test('batch from stdin prints the request, then job --wait and results --all export it as NDJSON and as CSV', async () => {
+  test('batch from stdin prints its batches, then job --wait and results --all export them as NDJSON and as CSV', async () => {
     const created = await presend(['batch', '-', '--json'], 'deliverable+1@example.com\nfull@example.com\ndisposable@example.com\n');
     assert.equal(created.code, 0, created.stderr);
-    const id = (JSON.parse(created.stdout) as { request: { id: string } }).request.id;
+    const report = JSON.parse(created.stdout) as { batches: { request: { id: string } }[]; input: { counts: { unique: number } } };
+    assert.equal(report.input.counts.unique, 3);
+    assert.equal(report.batches.length, 1);
+    const id = report.batches[0]?.request.id as string;
 
     const waited = await presend(['job', id, '--wait', '--json']);
     assert.equal(waited.code, 0, waited.stderr);
@@ -66,15 +49,18 @@ describe('presend batch, job and results, as child processes against a real pres
     const csvFile = join(dir, 'export.csv');
     const toCsv = await presend(['results', id, '--all', '--out', csvFile]);
     assert.equal(toCsv.code, 0, toCsv.stderr);
-    const rows = parse(await readFile(csvFile, 'utf8'), { columns: true }) as Record<string, string>[];
+    const text = await readFile(csvFile, 'utf8');
+    assert.equal(text.split('\n')[0], CSV_HEADER);
+    const rows = parse(text, { columns: true }) as Record<string, string>[];
     assert.deepEqual(rows.map((row) => row.email).sort(), items.map((item) => item.email).sort());
     assert.match(toCsv.stderr, /3 results written to/);
+    await assert.rejects(access(`${csvFile}.partial`), 'the partial file was renamed');
   });
 
   test('results without --all prints one page as JSON with its cursor, and --cursor continues from it', async () => {
     const created = await presend(['batch', '-', '--wait', '--json'], 'a1@example.com\na2@example.com\na3@example.com\n');
     assert.equal(created.code, 0, created.stderr);
-    const id = (JSON.parse(created.stdout) as { request: { id: string } }).request.id;
+    const id = (JSON.parse(created.stdout) as { batches: { request: { id: string } }[] }).batches[0]?.request.id as string;
     const run = await presend(['results', id, '--limit', '2', '--json']);
     assert.equal(run.code, 0, run.stderr);
     const page = JSON.parse(run.stdout) as { results: { email: string }[]; nextCursor: string | null };
@@ -85,5 +71,19 @@ describe('presend batch, job and results, as child processes against a real pres
     const rows = parse(rest.stdout, { columns: true }) as Record<string, string>[];
     assert.equal(rows.length, 1);
     assert.ok(!page.results.some((item) => item.email === rows[0]?.email));
+  });
+
+  test('a stored list imported with lists import is verified with batch --list-id and exported', async () => {
+    const file = join(dir, 'list.csv');
+    await writeFile(file, 'email\ndeliverable@example.com\nundeliverable@example.com\n');
+    const imported = await runCli(['lists', 'import', file, '--account', 'batcher', '--json'], service.adminEnv);
+    assert.equal(imported.code, 0, imported.stderr);
+    const listId = (JSON.parse(imported.stdout) as { id: string }).id;
+    const out = join(dir, 'list-results.ndjson');
+    const run = await presend(['batch', '--list-id', listId, '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    const items = (await readFile(out, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { email: string });
+    assert.deepEqual(items.map((item) => item.email).sort(), ['deliverable@example.com', 'undeliverable@example.com']);
+    assert.match(run.stderr, /2 unique addresses/);
   });
 });

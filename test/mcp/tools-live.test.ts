@@ -124,6 +124,32 @@ describe('presend mcp, driven by the official MCP client, against a real presend
     assert.equal(new Set(seen).size, 4);
   });
 
+  test('a 200-item results page carries its data once, in structured content, with a short text summary', async () => {
+    const emails = Array.from({ length: 200 }, (_, i) => (i % 4 === 0 ? `undeliverable+${i}@example.com` : `deliverable+${i}@example.com`));
+    const started = await session.call('verify_batch', { emails, max_credits: 200 });
+    assert.notEqual(started.isError, true, textOf(started));
+    const jobId = (started.structuredContent as { job_id: string }).job_id;
+    assert.ok(textOf(started).length < 400, textOf(started));
+    let state = '';
+    for (let polls = 0; polls < 300 && state !== 'completed'; polls += 1) {
+      state = ((await session.call('get_job', { job_id: jobId })).structuredContent as { state: string }).state;
+      if (state !== 'completed') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(state, 'completed');
+    const page = await session.call('get_results', { job_id: jobId, limit: 200 });
+    assert.notEqual(page.isError, true, textOf(page));
+    const out = page.structuredContent as { results: { email: string; presend: { decision: string } }[]; complete: boolean };
+    assert.equal(out.results.length, 200);
+    assert.equal(out.complete, true);
+    const text = textOf(page);
+    assert.ok(text.length < 400, `the text is a summary (${text.length} characters): ${text}`);
+    assert.match(text, /200 results/);
+    assert.match(text, /150 send, 50 suppress|50 suppress, 150 send/);
+    assert.ok(!text.includes('"presend"') && !text.includes('undeliverable+'), 'no result is repeated in the text');
+    const structuredBytes = JSON.stringify(page.structuredContent).length;
+    assert.ok(text.length * 50 < structuredBytes, `text ${text.length} B vs structured ${structuredBytes} B`);
+  });
+
   test('an unknown job comes back as a tool error with the service code and request id', async () => {
     const result = await session.call('get_job', { job_id: '00000000-0000-4000-8000-000000000000' });
     assert.equal(result.isError, true);

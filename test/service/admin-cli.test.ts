@@ -55,18 +55,24 @@ test('accounts, keys, credits and lists are managed from the command line and wo
     const listId = imported.stdout.trim();
     assert.match(listId, /^[0-9a-f-]{36}$/);
 
-    const [listed, missing, started] = await Promise.all([
+    // A quote left open after the first rows: the import has begun, so the list ends up failed.
+    const broken = join(dir, 'broken.csv');
+    writeFileSync(broken, `email\n${Array.from({ length: 150 }, (_, i) => `user${i}@list.example`).join('\n')}\n"unclosed@list.example\nlast@list.example\n`);
+    const [listed, missing, failed, started] = await Promise.all([
       presend(['keys', 'list', '--account', 'acme', '--json'], env),
       presend(['lists', 'import', join(dir, 'nope.csv'), '--account', 'acme', '--json'], env),
+      presend(['lists', 'import', broken, '--account', 'acme', '--json'], env),
       startServe(env),
     ]);
     serve = started.child;
     const rows = JSON.parse(listed.stdout) as Array<{ displayPrefix: string }>;
     assert.equal(rows.length, 2);
     assert.ok(!listed.stdout.includes(key.key), 'listings show display prefixes only');
-    assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /marked failed/);
-    const failedId = /list ([0-9a-f-]{36})/.exec((JSON.parse(missing.stdout) as { error: string }).error)?.[1];
+    assert.equal(missing.code, 2, 'a file that is not there is a usage error, and no list is created for it');
+    assert.match(missing.stderr, /file not found: .*nope\.csv/);
+    assert.equal(failed.code, 6, failed.stderr);
+    assert.match(failed.stderr, /marked failed.*line 152/);
+    const failedId = /list ([0-9a-f-]{36})/.exec((JSON.parse(failed.stdout) as { error: string }).error)?.[1];
 
     // The sandbox key keeps this test off the network; the list belongs to the account, not the key.
     const headers = { 'x-api-key': testKey, 'content-type': 'application/json', 'idempotency-key': 'admin-1' };
@@ -78,7 +84,7 @@ test('accounts, keys, credits and lists are managed from the command line and wo
     assert.equal(notReady.status, 422);
 
     const [revoked, purged, limited] = await Promise.all([
-      presend(['keys', 'revoke', key.displayPrefix, '--json'], env),
+      presend(['keys', 'revoke', key.displayPrefix, '--account', 'acme', '--yes', '--json'], env),
       presend(['purge', '--json'], env),
       presend(['accounts', 'rate-limit', 'acme', '--per-second', '1', '--burst', '1'], env),
     ]);

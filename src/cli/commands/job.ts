@@ -26,10 +26,10 @@ Examples:
 Exit codes: 0 done, 1 other error (including a failed batch with --wait), 2 usage, 3 bad key, 5 rate limited.`,
   );
   command.action(async (id: string, flags: JobFlags) => {
-    await runCaller(flags, async ({ client, json }) => {
+    await runCaller(flags, async ({ client, json, progress }) => {
       let batch;
       if (flags.wait) {
-        batch = await waitWithProgress(client, id);
+        batch = await waitWithProgress(client, id, progress);
       } else {
         batch = await client.getRequest(id);
       }

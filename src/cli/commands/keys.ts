@@ -1,6 +1,8 @@
-/** `presend keys create|list|revoke` (DESIGN.md §3): a key is shown once; listings show display prefixes only. */
+/** `presend keys create|list|revoke` (docs/design.md §3): a key is shown once; listings show display prefixes only. */
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { createKey, listKeys, revokeKeys, runAdmin } from '../../service/admin.js';
+import type { ApiKeyRecord } from '../../store/store.js';
+import { AdminRefusal, createKey, keysToRevoke, listKeys, revokeKeys, runAdmin } from '../../service/admin.js';
 
 const DB = ['--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)'] as const;
 
@@ -39,13 +41,47 @@ export function register(program: Command): void {
     );
   keys
     .command('revoke <keyPrefix>')
-    .description('Revoke the active keys whose display prefix starts with KEY_PREFIX; they answer 401 from now on.')
+    .description("Revoke an account's active keys whose display prefix starts with KEY_PREFIX; they answer 401 from now on.")
+    .requiredOption('--account <name>', 'the account whose keys to revoke (keys of other accounts are never touched)')
+    .option('--yes', 'do not ask for confirmation (needed when not run in a terminal)')
     .option(...DB)
     .option('--json', 'print JSON')
-    .action(async (prefix: string, flags: { database?: string; json?: boolean }) =>
+    .addHelpText(
+      'after',
+      `
+Example:
+  $ presend keys revoke ps_live.AbC123 --account acme
+  $ presend keys revoke ps_live.AbC123 --account acme --yes     # scripts
+
+Lists the keys that would be revoked and asks before revoking. Without a terminal it refuses
+unless --yes is given. Exit codes: 0 revoked, 1 nothing revoked (declined, or no such key),
+2 usage (no confirmation possible without --yes, bad prefix).`,
+    )
+    .action(async (prefix: string, flags: { account: string; yes?: boolean; database?: string; json?: boolean }) =>
       runAdmin(flags, async (backend) => {
-        const revoked = await revokeKeys(backend, prefix);
-        return { text: `${revoked} key(s) revoked`, json: { revoked } };
+        const keys = await keysToRevoke(backend, flags.account, prefix);
+        process.stderr.write(`${describeKeys(keys, flags.account)}\n`);
+        if (!flags.yes) await confirm(keys.length);
+        const revoked = await revokeKeys(backend, keys);
+        return { text: `${revoked} key${revoked === 1 ? '' : 's'} revoked`, json: { revoked, keys: keys.map((k) => k.displayPrefix) } };
       }),
     );
+}
+
+function describeKeys(keys: readonly ApiKeyRecord[], account: string): string {
+  const lines = keys.map((k) => `  ${k.displayPrefix}…  ${k.mode}  created ${k.createdAt}`);
+  return `${keys.length === 1 ? '1 key' : `${keys.length} keys`} of account "${account}" to revoke:\n${lines.join('\n')}`;
+}
+
+async function confirm(count: number): Promise<void> {
+  if (!process.stdin.isTTY) {
+    throw new AdminRefusal('not revoking without confirmation: run this in a terminal to be asked, or pass --yes', 2);
+  }
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await prompt.question(`Revoke ${count === 1 ? 'this key' : `these ${count} keys`}? They stop working at once. Type "yes" to revoke: `);
+    if (answer.trim().toLowerCase() !== 'yes') throw new AdminRefusal('nothing revoked');
+  } finally {
+    prompt.close();
+  }
 }

@@ -1,21 +1,83 @@
-/** `presend lists import FILE --account NAME [--name LABEL]` (DESIGN.md §3): prints the list id when ready. */
+/**
+ * `presend lists import FILE --account NAME [--name LABEL]` (docs/design.md §3): prints the list id
+ * when ready. The file is read like `presend batch FILE` reads it (src/files): CSV, TSV,
+ * semicolon-separated or XLSX, the address column found by its header or its contents, lines
+ * counted as in the file; invalid addresses are stored and reported with their line.
+ */
 import type { Command } from 'commander';
-import { importList, runAdmin } from '../../service/admin.js';
+import { AddressRows, describeSyntaxError, openTable, TableError, type InvalidRow, type OpenedTable } from '../../files/index.js';
+import { AdminRefusal, importList, runAdmin } from '../../service/admin.js';
+import { addTableOptions, tableOptions, type TableFlags } from '../file-batch/input.js';
+import { UsageError } from '../output/exit-codes.js';
+
+interface ImportFlags extends TableFlags {
+  account: string;
+  name?: string;
+  database?: string;
+  json?: boolean;
+}
+
+async function open(file: string, flags: ImportFlags): Promise<OpenedTable> {
+  try {
+    return await openTable({ path: file }, tableOptions(flags));
+  } catch (error) {
+    if (error instanceof UsageError) throw new AdminRefusal(error.message, 2);
+    if (error instanceof TableError) throw new AdminRefusal(error.message, error.code === 'not_found' || error.code === 'unreadable' ? 2 : 6);
+    throw error;
+  }
+}
 
 export function register(program: Command): void {
   const lists = program.command('lists').description('Manage stored lists (admin); verify them with POST /v1/requests {"listId": …}.');
-  lists
+  const command = lists
     .command('import <file>')
-    .description('Import a CSV (a column named "email", else the first column) as a list of the account.')
+    .description('Import a CSV, TSV or XLSX file as a list of the account (the address column is found as `presend batch` finds it).')
     .requiredOption('--account <name>', 'account name')
-    .option('--name <label>', 'a label for the list')
+    .option('--name <label>', 'a label for the list');
+  addTableOptions(command)
     .option('--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExample:\n  $ presend lists import customers.csv --account acme --name "Q3 customers"')
-    .action(async (file: string, flags: { account: string; name?: string; database?: string; json?: boolean }) =>
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ presend lists import customers.csv --account acme --name "Q3 customers"
+  $ presend lists import export.xlsx --account acme --column "Work Email"
+
+Blank rows and rows without an address are skipped; invalid addresses are stored (verifying
+the list marks them rejected) and listed here with their line. Exit codes: 0 imported, 1 other
+error, 2 usage or file not found, 6 the file cannot be read as a table.`,
+    )
+    .action(async (file: string, flags: ImportFlags) =>
       runAdmin(flags, async (backend) => {
-        const list = await importList(backend, flags.account, file, flags.name ?? null);
-        return { text: list.id, json: { id: list.id, name: list.name, state: list.state, entries: list.entries } };
+        const table = await open(file, flags);
+        const classifier = new AddressRows(table.layout.emailColumn);
+        const invalid: InvalidRow[] = [];
+        let withoutAddress = 0;
+        async function* entries(): AsyncGenerator<string> {
+          for await (const row of table.rows) {
+            const entry = classifier.classify(row);
+            if (entry.kind === 'blank') continue;
+            if (entry.error === 'empty') {
+              withoutAddress += 1;
+              continue;
+            }
+            if (entry.kind === 'invalid' && entry.error) invalid.push({ line: row.line, email: entry.given, error: describeSyntaxError(entry.given, entry.error) });
+            yield entry.given.trim();
+          }
+        }
+        const list = await importList(backend, flags.account, entries(), flags.name ?? null);
+        const { counts } = classifier;
+        const notes = [
+          `${list.entries} entries from ${file} (addresses in ${table.layout.emailColumnLabel}); ${counts.duplicates} duplicates, ${invalid.length} invalid, ${counts.blank} blank rows and ${withoutAddress} rows without an address`,
+          ...invalid.slice(0, 20).map((bad) => `  line ${bad.line}: ${JSON.stringify(bad.email)} — ${bad.error} (stored; verifying the list marks it rejected)`),
+          ...(invalid.length > 20 ? [`  … and ${invalid.length - 20} more invalid addresses`] : []),
+        ];
+        if (!flags.json) process.stderr.write(`${notes.join('\n')}\n`);
+        return {
+          text: list.id,
+          json: { id: list.id, name: list.name, state: list.state, entries: list.entries, counts: { ...counts, withoutAddress }, invalid },
+        };
       }),
     );
 }

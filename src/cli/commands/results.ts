@@ -41,7 +41,7 @@ A null decision is not permission to send. Exit codes: 0 done, 1 other error (in
 incomplete export), 2 usage, 3 bad key, 5 rate limited.`,
   );
   command.action(async (id: string, flags: ResultsFlags) => {
-    await runCaller(flags, async ({ client, json, note }) => {
+    await runCaller(flags, async ({ client, json, note, progress }) => {
       const format = chooseFormat(flags);
       if (flags.all) {
         await exportToOutput(client, id, {
@@ -50,6 +50,7 @@ incomplete export), 2 usage, 3 bad key, 5 rate limited.`,
           ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
           ...(flags.cursor !== undefined ? { cursor: flags.cursor } : {}),
           note,
+          progress,
         });
         return 0;
       }

@@ -3,7 +3,7 @@
  * progress summary, and the next command to run.
  */
 import type { BatchRequest, PresendClient } from '../../client/index.js';
-import { createProgress } from './progress.js';
+import type { Progress } from './progress.js';
 import { renderPairs } from './table.js';
 
 const COUNTER_ORDER = ['total', 'unique', 'duplicates', 'pending', 'completed', 'failed', 'rechecking'];
@@ -37,19 +37,14 @@ export function batchProgress(batch: BatchRequest): { done: number; total: numbe
   return { done, total, detail: `${batch.request.state}${rechecking > 0 ? `, ${rechecking} rechecking` : ''}` };
 }
 
-/** Polls a batch until it is completed or failed, with a progress bar on a terminal. */
-export async function waitWithProgress(client: PresendClient, id: string): Promise<BatchRequest> {
-  const progress = createProgress('batch');
-  try {
-    return await client.waitForRequest(id, {
-      onProgress: (current) => {
-        const { done, total, detail } = batchProgress(current);
-        progress.update(done, total, detail);
-      },
-    });
-  } finally {
-    progress.stop();
-  }
+/** Polls a batch until it is completed or failed, moving the command's progress bar. */
+export async function waitWithProgress(client: PresendClient, id: string, progress: Progress): Promise<BatchRequest> {
+  return client.waitForRequest(id, {
+    onProgress: (current) => {
+      const { done, total, detail } = batchProgress(current);
+      progress.update('verifying', done, total, detail);
+    },
+  });
 }
 
 export function nextSteps(batch: BatchRequest): string {

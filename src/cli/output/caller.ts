@@ -1,11 +1,14 @@
 /**
  * What every caller command shares: the connection flags (--api-key, --base-url, --json),
- * building the one PresendClient, and turning a failure into a message and an exit code.
+ * building the one PresendClient, the one progress bar (retries fold into it), and turning a
+ * failure into a message and an exit code.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { PresendClient, clientOptionsFromEnv, type RetryEvent } from '../../client/index.js';
+import { PresendClient, clientOptionsFromEnv } from '../../client/index.js';
 import { UsageError } from './exit-codes.js';
+import { createProgress, type Progress } from './progress.js';
 import { reportError } from './report-error.js';
+import { RetryNotes } from './retry-notes.js';
 
 export interface ConnectionFlags {
   apiKey?: string;
@@ -18,6 +21,8 @@ export interface CallerContext {
   json: boolean;
   /** A line for the person at the terminal; stderr, so stdout stays data. */
   note(message: string): void;
+  /** The command's one progress bar (a no-op off a terminal). */
+  progress: Progress;
 }
 
 export function addConnectionOptions(command: Command): Command {
@@ -27,12 +32,6 @@ export function addConnectionOptions(command: Command): Command {
     .option('--json', 'print machine-readable JSON on stdout');
 }
 
-function describeRetry(event: RetryEvent): string {
-  const seconds = (event.delayMs / 1000).toFixed(1);
-  const why = event.status === 429 ? 'rate limited' : event.status === null ? 'connection failed' : `service answered ${event.status}`;
-  return `${why}; retrying ${event.method} ${event.path} in ${seconds} s (retry ${event.retry})`;
-}
-
 /**
  * Runs a caller command: builds the client from flags and environment, runs `body`, and on
  * failure prints the error (never the key) and sets the exit code.
@@ -40,21 +39,29 @@ function describeRetry(event: RetryEvent): string {
 export async function runCaller(flags: ConnectionFlags, body: (context: CallerContext) => Promise<number | void>): Promise<void> {
   const settings = clientOptionsFromEnv(process.env, { apiKey: flags.apiKey, baseUrl: flags.baseUrl });
   const json = flags.json === true;
+  const progress = createProgress();
   const note = (message: string): void => {
+    // A line written under a live bar would be overdrawn by its next redraw.
+    progress.stop();
     process.stderr.write(message + '\n');
   };
+  const retries = new RetryNotes(note, progress);
   try {
     if (settings.apiKey === null) throw new UsageError('no API key: set PRESEND_API_KEY or pass --api-key');
     let client: PresendClient;
     try {
-      client = new PresendClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, onRetry: (event) => note(describeRetry(event)) });
+      client = new PresendClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, onRetry: (event) => retries.record(event) });
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
-    const code = await body({ client, json, note });
+    const code = await body({ client, json, note, progress });
     if (typeof code === 'number') process.exitCode = code;
   } catch (error) {
+    progress.stop();
     process.exitCode = reportError(error, { json, apiKey: settings.apiKey });
+  } finally {
+    progress.stop();
+    retries.summary();
   }
 }
 

@@ -1,9 +1,11 @@
 /**
- * Exit codes of the caller commands, so scripts can branch without parsing text:
- * 0 done, 1 other failure, 2 usage, 3 auth (401), 4 credits (402), 5 still rate limited
- * after the client's retries.
+ * Exit codes of the commands, so scripts can branch without parsing text (docs/cli.md):
+ * 0 done, 1 other failure, 2 usage (a bad flag, a missing argument, a file that is not
+ * there), 3 auth (401), 4 credits (402), 5 still rate limited after the client's retries,
+ * 6 the input file cannot be read as a table (the message names the line).
  */
 import { PresendApiError, PresendResponseError } from '../../client/index.js';
+import { TableError } from '../../files/index.js';
 
 export const EXIT = {
   ok: 0,
@@ -12,6 +14,7 @@ export const EXIT = {
   auth: 3,
   credits: 4,
   rateLimited: 5,
+  badInput: 6,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
@@ -22,6 +25,7 @@ export class UsageError extends Error {
 
 export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof UsageError) return EXIT.usage;
+  if (error instanceof TableError) return error.code === 'not_found' || error.code === 'unreadable' ? EXIT.usage : EXIT.badInput;
   if (error instanceof PresendApiError || error instanceof PresendResponseError) {
     if (error.status === 401) return EXIT.auth;
     if (error.status === 402) return EXIT.credits;

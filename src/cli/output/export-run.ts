@@ -4,7 +4,7 @@
  */
 import type { PresendClient } from '../../client/index.js';
 import { IncompleteExportError } from '../../client/index.js';
-import { createProgress } from './progress.js';
+import type { Progress } from './progress.js';
 import { createResultWriter, type OutputFormat } from './result-writer.js';
 
 export interface ExportRun {
@@ -13,18 +13,19 @@ export interface ExportRun {
   limit?: number;
   cursor?: string;
   note(message: string): void;
+  progress: Progress;
 }
 
 export async function exportToOutput(client: PresendClient, id: string, run: ExportRun): Promise<number> {
   const expected = await client.getRequest(id).then((batch) => batch.counters.unique ?? 0);
   const writer = createResultWriter(run.format, run.out);
-  const progress = createProgress('export');
+  const { progress } = run;
   let received = 0;
   try {
     for await (const item of client.exportResults(id, {
       ...(run.limit !== undefined ? { limit: run.limit } : {}),
       ...(run.cursor !== undefined ? { cursor: run.cursor } : {}),
-      onProgress: (p) => progress.update(p.received, expected, p.finalized ? 'finalized' : 'running'),
+      onProgress: (p) => progress.update('downloading', p.received, expected, p.finalized ? 'finalized' : 'running'),
     })) {
       await writer.write(item);
       received += 1;

@@ -1,23 +1,30 @@
 /**
- * A progress bar on stderr while a batch runs or an export downloads. Only on a terminal:
- * in a pipe or a log file the redraws would be noise, so the bar is then a no-op.
+ * The one progress bar of a command, on stderr: the phases of a run (reading, creating,
+ * verifying, downloading, writing) move the same bar and change its label, and passing news
+ * such as "rate limited, retrying in 2 s" shows in its status instead of as lines of their
+ * own. Only on a terminal: in a pipe or a log file the redraws would be noise, so the bar is
+ * then a no-op.
  */
 import cliProgress from 'cli-progress';
 
 export interface Progress {
+  /** True while a bar is drawn (on a terminal, between the first update and stop). */
+  readonly active: boolean;
   /** `total` may grow (an export's size is only known once the batch's counters are read). */
-  update(value: number, total: number, detail?: string): void;
+  update(label: string, value: number, total: number, detail?: string): void;
+  /** Passing news (a retry), shown in the bar until the next update. */
+  status(text: string): void;
   stop(): void;
 }
 
-const silent: Progress = { update() {}, stop() {} };
+const silent: Progress = { active: false, update() {}, status() {}, stop() {} };
 
-export function createProgress(label: string, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
   if (!stream.isTTY) return silent;
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: `${label} [{bar}] {value}/{total} {detail}`,
+      format: '{label} [{bar}] {value}/{total} {detail}',
       hideCursor: true,
       clearOnComplete: false,
       barsize: 30,
@@ -31,15 +38,22 @@ export function createProgress(label: string, stream: NodeJS.WriteStream = proce
     process.exit(130);
   };
   return {
-    update(value, total, detail = '') {
+    get active() {
+      return started;
+    },
+    update(label, value, total, detail = '') {
+      const payload = { label: label.padEnd(11), detail };
       if (!started) {
-        bar.start(Math.max(total, value, 1), value, { detail });
+        bar.start(Math.max(total, value, 1), value, payload);
         started = true;
         process.once('SIGINT', onInterrupt);
         return;
       }
       bar.setTotal(Math.max(total, value, 1));
-      bar.update(value, { detail });
+      bar.update(value, payload);
+    },
+    status(text) {
+      if (started) bar.update({ detail: text });
     },
     stop() {
       if (!started) return;

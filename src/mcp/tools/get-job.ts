@@ -48,7 +48,7 @@ export function registerGetJob(server: McpServer, client: PresendClient): void {
           next_step: nextStep(batch),
         };
         const done = (counters.completed ?? 0) + (counters.failed ?? 0);
-        return toolSuccess(`Job ${request.id}: ${request.state}, ${done}/${counters.unique ?? '?'} done.`, structured);
+        return toolSuccess(`Job ${request.id}: ${request.state}, ${done}/${counters.unique ?? '?'} done. ${structured.next_step}`, structured);
       } catch (error) {
         return errorResult(error);
       }

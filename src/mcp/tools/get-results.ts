@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { PresendClient, ResultItem } from '../../client/index.js';
 import { getResultsOutput, jobIdSchema } from '../schemas.js';
-import { errorResult, toolSuccess } from '../tool-result.js';
+import { countBy, errorResult, toolSuccess } from '../tool-result.js';
 
 const DESCRIPTION = `Read one page of results of a job started with verify_batch. Free and read-only; safe to repeat.
 
@@ -61,7 +61,8 @@ export function registerGetResults(server: McpServer, client: PresendClient): vo
           request_id: page.requestId,
           next_step,
         };
-        return toolSuccess(`${page.results.length} results for job ${page.jobId}. ${next_step}`, structured);
+        const decisions = page.results.length > 0 ? ` (${countBy(page.results.map((item) => item.presend?.decision))})` : '';
+        return toolSuccess(`${page.results.length} results for job ${page.jobId}${decisions}; each result's envelope is in the structured content. ${next_step}`, structured);
       } catch (error) {
         return errorResult(error);
       }

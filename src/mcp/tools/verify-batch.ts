@@ -62,7 +62,10 @@ export function registerVerifyBatch(server: McpServer, client: PresendClient): v
           idempotency_key: key,
           next_step: `Poll get_job with job_id "${id}" until state is completed or failed, then read get_results (follow next_cursor). Do not call verify_batch again for these addresses.`,
         };
-        return toolSuccess(`Job ${id} ${batch.replayed ? 'replayed (no new charge)' : 'started'} for ${unique} unique addresses.`, structured);
+        return toolSuccess(
+          `Job ${id} ${batch.replayed ? 'replayed (no new charge)' : 'started'} for ${unique} unique address${unique === 1 ? '' : 'es'}. ${structured.next_step}`,
+          structured,
+        );
       } catch (error) {
         return errorResult(
           error,

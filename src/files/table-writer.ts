@@ -1,0 +1,56 @@
+/**
+ * Writing a table: CSV (csv-stringify) or XLSX (xlsx-writer.ts), one row at a time with
+ * back-pressure, every cell escaped against formula injection (formula-escape.ts) — the
+ * writers do it, so no caller can forget.
+ */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import { escapeFormula } from './formula-escape.js';
+import { createXlsxWriter } from './xlsx-writer.js';
+
+export const TABLE_FORMATS = ['csv', 'xlsx'] as const;
+export type TableFormat = (typeof TABLE_FORMATS)[number];
+
+export interface TableWriter {
+  writeRow(cells: readonly string[]): Promise<void>;
+  /** Completes the table and ends the stream. */
+  finish(): Promise<void>;
+}
+
+export interface CsvStyle {
+  delimiter: string;
+  lineEnding: '\n' | '\r\n';
+  /** Start with a UTF-8 byte order mark (what makes Excel read UTF-8 CSV as UTF-8). */
+  bom: boolean;
+}
+
+export async function writeChunk(stream: Writable, chunk: string | Buffer): Promise<void> {
+  if (!stream.write(chunk)) await once(stream, 'drain');
+}
+
+export async function endWritable(stream: Writable): Promise<void> {
+  if (stream.writableFinished) return;
+  stream.end();
+  await once(stream, 'finish');
+}
+
+export function createCsvWriter(out: Writable, style: CsvStyle, options: { endStream?: boolean } = {}): TableWriter {
+  let started = false;
+  return {
+    async writeRow(cells) {
+      if (!started && style.bom) await writeChunk(out, '\ufeff');
+      started = true;
+      await writeChunk(out, stringify([cells.map(escapeFormula)], { delimiter: style.delimiter, record_delimiter: style.lineEnding === '\r\n' ? 'windows' : 'unix' }));
+    },
+    async finish() {
+      if (!started && style.bom) await writeChunk(out, '\ufeff');
+      started = true;
+      if (options.endStream !== false) await endWritable(out);
+    },
+  };
+}
+
+export function createTableWriter(format: TableFormat, out: Writable, style: CsvStyle, options: { endStream?: boolean } = {}): TableWriter {
+  return format === 'xlsx' ? createXlsxWriter(out) : createCsvWriter(out, style, options);
+}

@@ -19,6 +19,7 @@ import { buildApp } from './api/app.js';
 import { dashboardPlugin } from './dashboard/plugin.js';
 import { OwnerAuth } from './service/owner-sign-in.js';
 import { KeyUsageRecorder } from './service/key-usage.js';
+import { ListUploads } from './service/list-uploads.js';
 
 export interface ServerOptions {
   config: PresendConfig;
@@ -104,6 +105,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     verify,
     batches,
     results,
+    uploads: new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: (m, e) => log(m, e) }),
     now,
     maxUploadBytes: config.dashboardMaxUploadBytes,
   });

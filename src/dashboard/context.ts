@@ -6,6 +6,7 @@ import type { OwnerAuth } from '../service/owner-sign-in.js';
 import type { VerifyService } from '../service/verify-service.js';
 import type { BatchService } from '../service/batch-service.js';
 import type { ResultsService } from '../service/results-service.js';
+import type { ListUploads } from '../service/list-uploads.js';
 import { formToken } from './csrf.js';
 import { takeFlash } from './flash.js';
 import { page } from './layout.js';
@@ -27,7 +28,10 @@ export interface DashboardDeps {
   verify: VerifyService;
   batches: BatchService;
   results: ResultsService;
+  uploads: ListUploads;
   now: () => Date;
+  /** The largest file an upload may be (bytes). */
+  maxUploadBytes: number;
 }
 
 export const SESSION_COOKIE = 'presend_session';

@@ -6,7 +6,8 @@
  *   HttpOnly, SameSite=Strict cookie (double submit);
  * - and, in depth, the browser's own word: a request that says it is cross-site
  *   (Sec-Fetch-Site) or comes from another origin (Origin) is refused before any token check.
- * Tokens come in the form field `_csrf`, or the `x-csrf-token` header (the upload script).
+ * Tokens come in the form field `_csrf`, the `x-csrf-token` header (the upload script) or,
+ * for an upload form, the `_csrf` query parameter.
  *
  * Why not @fastify/csrf-protection: with @fastify/cookie it binds a token to a session only
  * through an HMAC key that every node would have to share (one more secret to configure); the
@@ -40,7 +41,9 @@ function presentedToken(request: FastifyRequest): string | null {
   const body = request.body as Record<string, unknown> | undefined;
   const fromBody = body && typeof body === 'object' ? body._csrf : undefined;
   const fromHeader = request.headers['x-csrf-token'];
-  const token = typeof fromBody === 'string' ? fromBody : typeof fromHeader === 'string' ? fromHeader : null;
+  // An upload's token is in its URL: a multipart body is read only after this check.
+  const fromQuery = (request.query as Record<string, unknown> | undefined)?._csrf;
+  const token = typeof fromBody === 'string' ? fromBody : typeof fromHeader === 'string' ? fromHeader : typeof fromQuery === 'string' ? fromQuery : null;
   return token && token.length <= 200 ? token : null;
 }
 

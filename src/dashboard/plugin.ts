@@ -24,11 +24,9 @@ import { keyRoutes } from './routes/keys.js';
 import { batchRoutes } from './routes/batches.js';
 import { usageRoutes } from './routes/usage.js';
 import { tryRoutes } from './routes/try.js';
+import { listRoutes } from './routes/lists.js';
 
-export interface DashboardOptions extends DashboardDeps {
-  /** The largest file an upload may be (bytes). */
-  maxUploadBytes: number;
-}
+export type DashboardOptions = DashboardDeps;
 
 /** Form bodies are small: a label, an address, a password. */
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -107,6 +105,7 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     owned.addHook('preHandler', async (request) => checkFormToken(request));
     overviewRoutes(owned, deps);
     keyRoutes(owned, deps);
+    listRoutes(owned, deps);
     batchRoutes(owned, deps);
     usageRoutes(owned, deps);
     tryRoutes(owned, deps);

@@ -48,7 +48,7 @@ test('a sandbox batch from a list shows its cost before it starts, then its prog
   await page.goto(`${h.url}/dashboard/batches`);
   await assertAccessible(page, 'batches page');
   await screenshot(page, 'batches');
-  await page.getByLabel('List').selectOption({ label: 'leads (83 rows)' });
+  await page.getByLabel('List', { exact: true }).selectOption({ label: 'leads (83 rows)' });
   await chooseOption(page.getByLabel('Run with key'), /Live key .*Production/);
   await page.getByRole('button', { name: 'See the cost', exact: true }).click();
   const table = await page.getByRole('table', { name: /What the batch will verify/ }).innerText();

@@ -5,7 +5,7 @@
  * counted as in the file; invalid addresses are stored and reported with their line.
  */
 import type { Command } from 'commander';
-import { AddressRows, describeSyntaxError, openTable, TableError, type InvalidRow, type OpenedTable } from '../../files/index.js';
+import { AddressRows, listEntries, openTable, TableError, type InvalidRow, type OpenedTable } from '../../files/index.js';
 import { AdminRefusal, importList, runAdmin } from '../../service/admin.js';
 import { addTableOptions, tableOptions, type TableFlags } from '../file-batch/input.js';
 import { UsageError } from '../output/exit-codes.js';
@@ -54,19 +54,11 @@ error, 2 usage or file not found, 6 the file cannot be read as a table.`,
         const classifier = new AddressRows(table.layout.emailColumn);
         const invalid: InvalidRow[] = [];
         let withoutAddress = 0;
-        async function* entries(): AsyncGenerator<string> {
-          for await (const row of table.rows) {
-            const entry = classifier.classify(row);
-            if (entry.kind === 'blank') continue;
-            if (entry.error === 'empty') {
-              withoutAddress += 1;
-              continue;
-            }
-            if (entry.kind === 'invalid' && entry.error) invalid.push({ line: row.line, email: entry.given, error: describeSyntaxError(entry.given, entry.error) });
-            yield entry.given.trim();
-          }
-        }
-        const list = await importList(backend, flags.account, entries(), flags.name ?? null);
+        const entries = listEntries(table.rows, classifier, (bad) => {
+          if (bad.kind === 'no_address') withoutAddress += 1;
+          else invalid.push({ line: bad.line, email: bad.given, error: bad.problem });
+        });
+        const list = await importList(backend, flags.account, entries, flags.name ?? null);
         const { counts } = classifier;
         const notes = [
           `${list.entries} entries from ${file} (addresses in ${table.layout.emailColumnLabel}); ${counts.duplicates} duplicates, ${invalid.length} invalid, ${counts.blank} blank rows and ${withoutAddress} rows without an address`,

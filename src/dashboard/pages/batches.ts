@@ -4,6 +4,7 @@ import { count, csrfField, when } from '../layout.js';
 import type { PageContext } from '../layout.js';
 import { barChart } from '../charts.js';
 import { batchRows } from './overview.js';
+import { uploadForm } from './lists.js';
 import { decisionText, verdictText } from '../explain.js';
 import type { BatchCost } from '../../service/batch-cost.js';
 import type { ListOverview, ManagedKey, RequestSummary, VerdictCount } from '../../store/owner-records.js';
@@ -13,7 +14,7 @@ export function keyOption(k: ManagedKey, selected: boolean): string {
   return html`<option value="${k.id}"!${selected ? ' selected' : ''}>${k.mode === 'test' ? 'Sandbox' : 'Live'} key ${k.displayPrefix}…${k.label ? ` (${k.label})` : ''}</option>`;
 }
 
-function startForms(ctx: PageContext, lists: readonly ListOverview[], keys: readonly ManagedKey[]): string {
+function startForms(ctx: PageContext, lists: readonly ListOverview[], keys: readonly ManagedKey[], maxUploadMb: number): string {
   const ready = lists.filter((l) => l.state === 'ready');
   if (keys.length === 0) return html`<p>Create an <a href="/dashboard/keys">API key</a> first: a batch runs on a key, live or sandbox.</p>`;
   return html`
@@ -30,20 +31,12 @@ function startForms(ctx: PageContext, lists: readonly ListOverview[], keys: read
     </form>`
   }
   <h2>Start a batch from a file</h2>
-  <form method="post" action="/dashboard/lists" enctype="multipart/form-data" class="stack" data-upload data-csrf="${ctx.csrf}">
-    !${csrfField(ctx)}
-    <input type="hidden" name="then" value="batch">
-    <div class="field"><label for="batch-file">CSV, TSV or XLSX file <span class="hint">(one address per row; other columns are kept in the results)</span></label>
-      <input type="file" id="batch-file" name="file" accept=".csv,.tsv,.txt,.xlsx,text/csv,text/tab-separated-values,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" required></div>
-    <div><button type="submit">Upload and see the cost</button></div>
-    <progress hidden max="1" value="0" aria-label="Upload progress"></progress>
-    <p data-upload-status role="status"></p>
-  </form>`;
+  !${uploadForm(ctx, { then: 'batch', maxUploadMb })}`;
 }
 
-export function batchesPage(ctx: PageContext, input: { batches: RequestSummary[]; lists: ListOverview[]; keys: ManagedKey[]; olderHref: string | null }): string {
+export function batchesPage(ctx: PageContext, input: { batches: RequestSummary[]; lists: ListOverview[]; keys: ManagedKey[]; olderHref: string | null; maxUploadMb: number }): string {
   return html`
-  !${startForms(ctx, input.lists, input.keys)}
+  !${startForms(ctx, input.lists, input.keys, input.maxUploadMb)}
   <h2>Batches</h2>
   !${batchRows(input.batches)}
   !${input.olderHref ? html`<p><a href="${input.olderHref}">Older batches</a></p>` : ''}`;

@@ -6,11 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { field, isId, notFound, ownerOf, pageContext, PageError, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
 import { batchesPage, batchPage, confirmBatchPage } from '../pages/batches.js';
 import { listBatchCost } from '../../service/batch-cost.js';
+import { resultsFile } from '../results-file.js';
+import { parseRowSets } from '../../files/index.js';
 
 const PAGE = 20;
 /** How often a progress stream reads the batch; and how long one stream lasts before the browser reconnects. */
@@ -39,7 +42,7 @@ export function batchRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     const last = batches.at(-1);
     const olderHref = batches.length === PAGE && last ? `/dashboard/batches?before=${encodeURIComponent(last.createdAt)}` : null;
     const ctx = await pageContext(deps, request, reply);
-    return sendPage(reply, ctx, 'Batches', batchesPage(ctx, { batches, lists: allLists, keys, olderHref }));
+    return sendPage(reply, ctx, 'Batches', batchesPage(ctx, { batches, lists: allLists, keys, olderHref, maxUploadMb: Math.floor(deps.maxUploadBytes / (1024 * 1024)) }));
   });
 
   const confirmation = async (accountId: string, listId: unknown, keyId: unknown) => {
@@ -87,6 +90,30 @@ export function batchRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     const list = listId ? await lists.getList(owner.user.accountId, listId) : null;
     const ctx = await pageContext(deps, request, reply);
     return sendPage(reply, ctx, `Batch ${id.slice(0, 8)}`, batchPage({ view, verdicts, listName: list?.name ?? null, joined: file !== null }));
+  });
+
+  app.get('/batches/:id/results', async (request, reply) => {
+    const owner = ownerOf(request);
+    const { id } = request.params as { id: string };
+    const summary = isId(id) ? await accountViews.requestSummary(owner.user.accountId, id) : null;
+    if (!summary) throw notFound();
+    if (summary.state !== 'completed') throw new PageError(409, 'The results can be downloaded once the batch is complete.');
+    const rawOnly = (request.query as Record<string, unknown>).only;
+    const only = typeof rawOnly === 'string' && rawOnly !== '' ? parseRowSets(rawOnly) : undefined;
+    if (only === null) throw new PageError(400, 'Choose send, suppress, risky or unknown.');
+    const file = await resultsFile(deps.backend, { accountId: owner.user.accountId, requestId: id, listId: summary.listId, ...(only ? { only } : {}) });
+    const body = new PassThrough();
+    // Written as it is read: the file never sits whole in memory. A failure half-way cuts the
+    // download short, so the browser reports it instead of saving a file that looks complete.
+    file.write(body).catch((err: unknown) => {
+      request.log.error({ err }, 'writing a results file failed');
+      body.destroy(err instanceof Error ? err : new Error(String(err)));
+    });
+    return reply
+      .header('cache-control', 'no-store')
+      .header('content-disposition', `attachment; filename="${file.fileName.replace(/[^\w.-]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`)
+      .type(file.contentType)
+      .send(body);
   });
 
   app.get('/batches/:id/events', async (request, reply) => {

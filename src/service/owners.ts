@@ -38,16 +38,30 @@ export interface OwnerLink {
   expiresAt: Date;
 }
 
-export async function createOwner(backend: Pick<Backend, 'accounts' | 'users'>, input: { accountName: string; email: string; baseUrl: string; now?: Date }): Promise<OwnerLink> {
+/**
+ * Adds an owner to an account and issues the link to set the password. With `createAccount`,
+ * an account that does not exist yet is created first (with `credits`), so a new install's
+ * first owner takes one command.
+ */
+export async function createOwner(
+  backend: Pick<Backend, 'accounts' | 'users'>,
+  input: { accountName: string; email: string; baseUrl: string; now?: Date; createAccount?: { credits: number } },
+): Promise<OwnerLink & { accountCreated: boolean }> {
   const now = input.now ?? new Date();
   const email = input.email.trim();
   const parsed = parseAddress(email);
   if (!parsed.ok) throw new AdminRefusal(`not an email address: "${email}"`, 2);
-  const account = await backend.accounts.findAccountByName(input.accountName);
-  if (!account) throw new AdminRefusal(`no account named "${input.accountName}"`);
+  if (input.accountName.trim() === '') throw new AdminRefusal('the account name must not be empty', 2);
+  let account = await backend.accounts.findAccountByName(input.accountName);
+  let accountCreated = false;
+  if (!account && input.createAccount) {
+    account = await backend.accounts.createAccount({ name: input.accountName, credits: input.createAccount.credits, now });
+    accountCreated = account !== null;
+  }
+  if (!account) throw new AdminRefusal(`no account named "${input.accountName}" (add --create-account to create it)`);
   const user = await backend.users.createUser({ accountId: account.id, email, now });
   if (!user) throw new AdminRefusal(`an owner with the email ${email.toLowerCase()} already exists`);
-  return { user, ...(await issueLink(backend, user, 'set', input.baseUrl, now)) };
+  return { user, accountCreated, ...(await issueLink(backend, user, 'set', input.baseUrl, now)) };
 }
 
 /** A new link for an owner who forgot the password; the old password works until the link is used. */

@@ -185,6 +185,8 @@ export interface UsersRole {
   /** Null when the email is taken (an email names one user over all accounts). `email` is stored lower-cased. */
   createUser(input: { accountId: string; email: string; now: Date }): Promise<OwnerUser | null>;
   findUserByEmail(email: string): Promise<OwnerCredentials | null>;
+  /** Whether any owner exists yet (a new install's hint to create the first). */
+  anyUser(): Promise<boolean>;
   /** Issues a one-time link (only its SHA-256 is kept); the user's earlier unused links stop working. */
   issuePasswordToken(input: { userId: string; tokenHash: string; purpose: PasswordTokenPurpose; now: Date; expiresAt: Date }): Promise<void>;
   /** The user an unused, unexpired token is for, or null. */

@@ -39,6 +39,7 @@ function suite(name: string, open: () => Promise<Backend>, skip: string | false 
       const found = await b.users.findUserByEmail(email.toUpperCase());
       assert.equal(found?.id, user?.id);
       assert.equal(found?.passwordHash, null);
+      assert.equal(await b.users.anyUser(), true);
     });
 
     test('a password link works once, before it expires, and only the newest one of a user works', async () => {

@@ -132,6 +132,7 @@ test("another account's owner gets 404 for this account's batch, and signing in 
     await assertAccessible(second.page, 'not found page');
 
     await second.page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await assertAccessible(second.page, 'sign-in page');
     for (let i = 0; i < 5; i++) {
       await second.page.getByLabel('Email').fill(other.email);
       await second.page.getByLabel('Password').fill('wrong password here');
@@ -142,6 +143,7 @@ test("another account's owner gets 404 for this account's batch, and signing in 
     await second.page.getByLabel('Password').fill(other.password);
     await second.page.getByRole('button', { name: 'Sign in' }).click();
     assert.match(await second.page.getByRole('alert').innerText(), /Too many failed attempts/, 'even the right password waits out the window');
+    await assertAccessible(second.page, 'sign-in page, throttled');
     await screenshot(second.page, 'sign-in');
   } finally {
     await second.close();

@@ -4,7 +4,7 @@
  * PRESEND_BASE_URL (or --base-url), the address people reach this service at.
  */
 import type { Command } from 'commander';
-import { runAdmin } from '../../service/admin.js';
+import { parseCredits, runAdmin } from '../../service/admin.js';
 import { createOwner, resetPasswordLink } from '../../service/owners.js';
 
 const DB = ['--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)'] as const;
@@ -24,16 +24,27 @@ export function register(program: Command): void {
     .description('Add an owner to an account and print a one-time link to set the password.')
     .requiredOption('--account <name>', 'account name')
     .requiredOption('--email <email>', "the owner's email (what they sign in with)")
+    .option('--create-account', 'create the account first when it does not exist')
+    .option('--credits <n>', 'with --create-account: credits granted to the new account', '0')
     .option(...BASE)
     .option(...DB)
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExample:\n  $ presend users create --account acme --email ann@acme.example\n  Open the printed link to choose a password, then sign in at /dashboard.')
-    .action(async (flags: Flags & { account: string }) =>
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ presend users create --account acme --email ann@acme.example\n  $ presend users create --account acme --email ann@acme.example --create-account --credits 1000\n  Open the printed link to choose a password, then sign in at /dashboard.',
+    )
+    .action(async (flags: Flags & { account: string; createAccount?: boolean; credits: string }) =>
       runAdmin(flags, async (backend, config) => {
-        const made = await createOwner(backend, { accountName: flags.account, email: flags.email, baseUrl: flags.baseUrl ?? config.baseUrl });
+        const made = await createOwner(backend, {
+          accountName: flags.account,
+          email: flags.email,
+          baseUrl: flags.baseUrl ?? config.baseUrl,
+          ...(flags.createAccount ? { createAccount: { credits: parseCredits(flags.credits) } } : {}),
+        });
+        const created = made.accountCreated ? `Account ${flags.account} created. ` : '';
         return {
-          text: `Owner ${made.user.email} added to ${flags.account}. Set the password (link works once, until ${made.expiresAt.toISOString()}):\n${made.link}`,
-          json: { email: made.user.email, link: made.link, expiresAt: made.expiresAt.toISOString() },
+          text: `${created}Owner ${made.user.email} added to ${flags.account}. Set the password (the link works once, until ${made.expiresAt.toISOString()}):\n${made.link}`,
+          json: { email: made.user.email, account: flags.account, accountCreated: made.accountCreated, link: made.link, expiresAt: made.expiresAt.toISOString() },
         };
       }),
     );

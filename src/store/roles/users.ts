@@ -38,6 +38,8 @@ export function usersRole(db: Db): UsersRole {
       return row ? ({ ...toOwnerUser(row), passwordHash: row.password_hash } satisfies OwnerCredentials) : null;
     },
 
+    anyUser: async () => (await db.get<{ id: string }>('SELECT id FROM users LIMIT 1')) !== undefined,
+
     issuePasswordToken: (input) =>
       db.write(async (tx) => {
         await tx.run('DELETE FROM password_tokens WHERE user_id = ? AND used_at IS NULL', [input.userId]);

@@ -125,19 +125,6 @@ export function buildEnvelope(classification: Classification, traits: AddressTra
   };
 }
 
-// A batch finishes thousands of results a second: those of one millisecond share the text.
-let isoMs = Number.NaN;
-let isoText = '';
-
-function isoOf(date: Date): string {
-  const ms = date.getTime();
-  if (ms !== isoMs) {
-    isoText = date.toISOString();
-    isoMs = ms;
-  }
-  return isoText;
-}
-
 export interface ResultFacts {
   input: string;
   email: string;
@@ -153,7 +140,7 @@ export function buildResult(classification: Classification, traits: AddressTrait
     envelope: parts.envelope,
     legacy: parts.legacy,
     score: parts.score,
-    verifiedAt: isoOf(context.now),
+    verifiedAt: context.now.toISOString(),
     attempts: facts.attempts,
     providerFamily: traits.providerFamily ?? 'none',
     didYouMean: traits.didYouMean,

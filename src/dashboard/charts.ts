@@ -27,7 +27,7 @@ export function columnChart(title: string, bars: readonly Bar[], options: { labe
       const h = Math.round((b.value / max) * (BAR_AREA - 10));
       const x = Math.round(i * step + step * 0.15);
       const w = Math.max(1, Math.round(step * 0.7));
-      return html`<rect class="chart-bar" x="${x}" y="${BAR_AREA - h}" width="${w}" height="${h}"><title>${b.label}: ${b.value}</title></rect>${
+      return html`<rect class="chart-bar" x="${x}" y="${BAR_AREA - h}" width="${w}" height="${h}"><title>${b.label}: ${b.value}</title></rect>!${
         i % every === 0 ? html`<text class="chart-label" x="${x}" y="${BAR_AREA + 16}">${b.label}</text>` : ''
       }`;
     })}

@@ -13,7 +13,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { startHarness } from '../api/harness.js';
+import { startHarness, waitFinal } from '../api/harness.js';
+import { createOwnerKey } from '../../src/service/managed-keys.js';
 import type { Harness } from '../api/harness.js';
 import { assertAccessible, chooseOption, noBrowser, openBrowser, screenshot } from './browser.js';
 import type { OwnerBrowser } from './browser.js';
@@ -189,6 +190,16 @@ test('the revoked key gets 401 from the API, and another account’s owner canno
   } finally {
     await second.close();
   }
+  // Some live usage today, for the overview's chart: a live batch bills one credit per verdict.
+  const live = await createOwnerKey(h.backend.keyManagement, { accountId: owner.accountId, mode: 'live', label: 'Live', actor: { name: owner.email }, now: new Date() });
+  const emails = Array.from({ length: 40 }, (_, i) => (i % 4 === 3 ? `unknown+${i}@example.com` : `person${i}@example.com`));
+  const started = await h.call('POST', '/v1/requests', { key: live.key, idem: `scenario-live-${Date.now()}`, body: { emails } });
+  assert.equal(started.status, 202);
+  await waitFinal(h, live.key, started.body.request.id);
   await page.goto(`${h.url}/dashboard`);
+  const usedToday = await page.getByRole('img', { name: /Credits used per day/ }).getAttribute('aria-labelledby');
+  assert.ok(usedToday);
+  assert.match(await page.getByRole('main').innerText(), /30 credits used in the last 30 days/, 'ten unknowns are free');
+  await assertAccessible(page, 'overview with usage');
   await screenshot(page, 'overview');
 });

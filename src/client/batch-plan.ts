@@ -1,8 +1,8 @@
 /**
- * Splitting any number of addresses into batches the interface accepts (interface-spec.md §8:
+ * Splitting any number of addresses into batches the interface accepts (docs/interface-spec.md §8:
  * 1 to 10,000 `emails` per request). Addresses are checked with the service's own syntax check
  * first, so one bad address cannot get a whole batch refused (400); they are de-duplicated by
- * the normalised form the service de-duplicates on (DESIGN.md §4), so duplicates neither count
+ * the normalised form the service de-duplicates on (docs/design.md §4), so duplicates neither count
  * against the cap nor hold credits; and each batch gets an Idempotency-Key derived from its
  * content. The same addresses give the same batches with the same keys, so running the same
  * job again replays the batches already created (no second charge, for the 24 hours the

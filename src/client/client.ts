@@ -1,5 +1,5 @@
 /**
- * PresendClient: one method per route of interface-spec.md §4, plus the two loops every
+ * PresendClient: one method per route of docs/interface-spec.md §4, plus the two loops every
  * caller needs (wait for a batch, export all of its results). The CLI and the MCP server are
  * thin layers over this class, so all three retry, authenticate and fail the same way.
  */
@@ -17,7 +17,7 @@ import { waitForRequest, type WaitOptions } from './wait.js';
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
 export interface PresendClientOptions {
-  /** Default `http://127.0.0.1:8080` (DESIGN.md §2). */
+  /** Default `http://127.0.0.1:8080` (docs/design.md §2). */
   baseUrl?: string;
   /** `ps_live.…` or `ps_test.…`. Kept private: never printed, never part of an error. */
   apiKey: string;

@@ -1,5 +1,5 @@
 /**
- * PRESEND_BASE_URL / PRESEND_API_KEY (DESIGN.md §2), read the same way by the SDK, the CLI
+ * PRESEND_BASE_URL / PRESEND_API_KEY (docs/design.md §2), read the same way by the SDK, the CLI
  * and the MCP server. Only these two are read: a caller's machine need not carry the
  * service's configuration.
  */

@@ -3,7 +3,7 @@
  * them: the service said no (PresendApiError, with the spec's error body), the answer was
  * not what the spec promises (PresendResponseError), the network failed after the allowed
  * retries (PresendNetworkError), or a full export cannot be proven complete
- * (IncompleteExportError, interface-spec.md §4 "Full export").
+ * (IncompleteExportError, docs/interface-spec.md §4 "Full export").
  */
 
 export class PresendApiError extends Error {
@@ -11,7 +11,7 @@ export class PresendApiError extends Error {
   constructor(
     /** HTTP status of the answer. */
     readonly status: number,
-    /** The service's snake_case error code (DESIGN.md §4), e.g. `insufficient_credits`. */
+    /** The service's snake_case error code (docs/design.md §4), e.g. `insufficient_credits`. */
     readonly code: string,
     message: string,
     /** Correlation id from the error body (or the X-Request-Id header). */

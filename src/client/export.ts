@@ -1,5 +1,5 @@
 /**
- * Full export of a batch's results (interface-spec.md §4 "Full export", DESIGN.md §4
+ * Full export of a batch's results (docs/interface-spec.md §4 "Full export", docs/design.md §4
  * "cursors"): follow `nextCursor` until it is null on a finalized request. While the request
  * is still running, an empty tail page has `nextCursor: null` and the export asks again
  * later with the cursor it sent. Anything that would make the collection unprovable — a
@@ -37,7 +37,7 @@ interface ResultsReader {
   getResults(id: string, options?: PageOptions): Promise<ResultsPage>;
 }
 
-/** The identity of an item: one item per unique address (DESIGN.md §4 batch duplicates). */
+/** The identity of an item: one item per unique address (docs/design.md §4 batch duplicates). */
 function itemKey(item: ResultItem, page: ResultsPage, index: number): string {
   return item.email ?? `${page.offset + index}`;
 }

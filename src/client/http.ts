@@ -1,7 +1,7 @@
 /**
  * One HTTP exchange with Presend, with the retry rules of retry-policy.ts applied. Every
  * attempt of one logical operation carries the same Idempotency-Key, so a POST repeated after
- * a lost answer is a replay on the service, never a second operation (interface-spec.md §4).
+ * a lost answer is a replay on the service, never a second operation (docs/interface-spec.md §4).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PresendApiError, PresendNetworkError, PresendResponseError } from './errors.js';

@@ -1,7 +1,7 @@
 /**
  * When to try again, and how long to wait first. Kept apart from the HTTP code so the rules
  * read in one place:
- * - 429: wait at least `Retry-After` (interface-spec.md §7: "clients wait at least that long").
+ * - 429: wait at least `Retry-After` (docs/interface-spec.md §7: "clients wait at least that long").
  * - 502/503/504 and lost connections: exponential back-off with jitter. POSTs are safe to
  *   repeat because every attempt carries the same Idempotency-Key.
  * - Everything else is permanent.

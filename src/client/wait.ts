@@ -1,5 +1,5 @@
 /**
- * Waiting for a batch: poll GET /v1/requests/{id} (there are no webhooks, interface-spec.md
+ * Waiting for a batch: poll GET /v1/requests/{id} (there are no webhooks, docs/interface-spec.md
  * §6) until the request is completed or failed, reporting counters on each poll.
  */
 import type { CallOptions } from './client.js';
@@ -21,7 +21,7 @@ interface RequestReader {
 }
 
 /**
- * Done means nothing more will change: `completed`/`failed` (DESIGN.md §4), or, for a
+ * Done means nothing more will change: `completed`/`failed` (docs/design.md §4), or, for a
  * service with other state names, a finalized request or one whose counters are frozen.
  */
 export function isSettled(batch: BatchRequest): boolean {

@@ -3,7 +3,7 @@
  * and later the dashboard): a blank row; a row whose address fails the syntax check the service
  * applies (src/core/syntax/address.ts, the check behind the API's 400); the first row of an
  * address; or a duplicate of an earlier row, compared by the normalised address the service
- * de-duplicates on (DESIGN.md §4, "batch duplicates"). Spaces around the address are trimmed
+ * de-duplicates on (docs/design.md §4, "batch duplicates"). Spaces around the address are trimmed
  * and counted, so the report can say so.
  */
 import { parseAddress, type SyntaxError } from '../core/syntax/address.js';

@@ -3,7 +3,7 @@
  * They are prefixed `presend_` so they never collide with a column of the file; a file that
  * already has them (an earlier results file run again) gets them replaced, not repeated.
  *
- * An invalid address gets what a stored list's invalid entry gets from the service (DESIGN.md
+ * An invalid address gets what a stored list's invalid entry gets from the service (docs/design.md
  * §5: status `rejected`, decision `suppress`, reason `invalid_syntax`, no verdict, never billed),
  * so a file verified with `presend batch` and the same file imported as a list agree.
  */

@@ -1,6 +1,6 @@
 /**
  * How many credits a batch can hold, counted before anything is created: the service holds
- * one credit per unique address (DESIGN.md §3), and counts addresses as unique after
+ * one credit per unique address (docs/design.md §3), and counts addresses as unique after
  * trimming and lower-casing (and IDNA-encoding) the domain; the local part is kept as given
  * because it may be case-sensitive (RFC 5321 §2.4).
  */

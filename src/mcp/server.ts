@@ -1,5 +1,5 @@
 /**
- * The Presend MCP server: exactly four tools (interface-spec.md §1), each a thin adapter
+ * The Presend MCP server: exactly four tools (docs/interface-spec.md §1), each a thin adapter
  * over PresendClient so the tools retry, authenticate and fail like the SDK and the CLI.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

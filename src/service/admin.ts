@@ -1,5 +1,5 @@
 /**
- * The local admin operations of DESIGN.md §3 (accounts, keys, credits, list imports, purge),
+ * The local admin operations of docs/design.md §3 (accounts, keys, credits, list imports, purge),
  * used by the `presend` admin commands. Refusals are data (`AdminRefusal`), so the CLI can map
  * them to exit codes and messages without parsing text.
  */
@@ -72,8 +72,9 @@ export async function listKeys(backend: Backend, accountName: string): Promise<A
  * by mistake stands for its display prefix): what `keys revoke` shows before it asks.
  */
 export async function keysToRevoke(backend: Backend, accountName: string, prefix: string): Promise<ApiKeyRecord[]> {
-  // A prefix shorter than the mode part would revoke every key of a kind by accident.
-  if (!/^ps_(live|test)\.[0-9A-Za-z]+$/.test(prefix)) throw new AdminRefusal('give a key display prefix such as ps_live.AbC123', 2);
+  // At least the mode part: `ps_test.` alone is every sandbox key of the account, which the
+  // listing and the question before revoking make plain.
+  if (!/^ps_(live|test)\.[0-9A-Za-z]*$/.test(prefix)) throw new AdminRefusal('give a key display prefix such as ps_live.AbC123', 2);
   const wanted = keyShape(prefix) ? displayPrefixOf(prefix) : prefix;
   const keys = await listKeys(backend, accountName);
   const matching = keys.filter((k) => k.revokedAt === null && k.displayPrefix.startsWith(wanted));
@@ -92,7 +93,7 @@ export async function revokeKeys(backend: Backend, keys: readonly ApiKeyRecord[]
   return revoked;
 }
 
-/** Per-account token bucket (DESIGN.md §4); null for both restores the service default. */
+/** Per-account token bucket (docs/design.md §4); null for both restores the service default. */
 export async function setRateLimit(backend: Backend, accountName: string, perSecond: number | null, burst: number | null): Promise<Account> {
   if ((perSecond === null) !== (burst === null)) throw new AdminRefusal('give both --per-second and --burst, or --default', 2);
   if (perSecond !== null && burst !== null && (perSecond < 1 || burst < 1)) throw new AdminRefusal('rates must be at least 1', 2);
@@ -108,7 +109,7 @@ export async function grantCredits(backend: Backend, accountName: string, credit
 /**
  * importing → ready, or failed when the entries cannot be read to the end (the file is read
  * by src/files, the same reader as `presend batch FILE`). Entries are stored as given; an
- * invalid one becomes a `rejected` item when the list is verified (DESIGN.md §5).
+ * invalid one becomes a `rejected` item when the list is verified (docs/design.md §5).
  */
 export async function importList(backend: Backend, accountName: string, entries: AsyncIterable<string>, label: string | null): Promise<ListRecord> {
   const a = await account(backend, accountName);

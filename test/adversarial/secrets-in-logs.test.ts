@@ -6,7 +6,7 @@ import { addAccounts } from './fuzz-target.js';
 import type { RawHeaders } from './raw-http.js';
 
 /**
- * DESIGN.md §3: keys never appear in logs (X-Api-Key and Authorization are redacted). A real
+ * docs/design.md §3: keys never appear in logs (X-Api-Key and Authorization are redacted). A real
  * `presend serve` logs at debug level while every route is called with every key in both
  * forms, on success and error paths; then its whole output is searched for the keys.
  */

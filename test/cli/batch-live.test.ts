@@ -76,6 +76,8 @@ describe('presend batch --list-id, job and results, as child processes against a
   test('a stored list imported with lists import is verified with batch --list-id and exported', async () => {
     const file = join(dir, 'list.csv');
     await writeFile(file, 'email\ndeliverable@example.com\nundeliverable@example.com\n');
+    const single = join(dir, 'single.csv');
+    await writeFile(single, 'email\nrole@example.com\n');
     const imported = await runCli(['lists', 'import', file, '--account', 'batcher', '--json'], service.adminEnv);
     assert.equal(imported.code, 0, imported.stderr);
     const listId = (JSON.parse(imported.stdout) as { id: string }).id;
@@ -85,5 +87,10 @@ describe('presend batch --list-id, job and results, as child processes against a
     const items = (await readFile(out, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { email: string });
     assert.deepEqual(items.map((item) => item.email).sort(), ['deliverable@example.com', 'undeliverable@example.com']);
     assert.match(run.stderr, /2 unique addresses/);
+    const one = await runCli(['lists', 'import', single, '--account', 'batcher'], service.adminEnv);
+    assert.equal(one.code, 0, one.stderr);
+    const oneRun = await presend(['batch', '--list-id', one.stdout.trim(), '--json']);
+    assert.equal(oneRun.code, 0, oneRun.stderr);
+    assert.match(oneRun.stderr, /: 1 unique address$/m, 'one address, not "1 unique addresses"');
   });
 });

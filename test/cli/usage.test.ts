@@ -15,6 +15,16 @@ describe('help and usage of the caller commands', () => {
     });
   }
 
+  test('presend alone, or a command group without its subcommand, prints the help on stderr and exits 2', async () => {
+    for (const args of [[], ['keys'], ['lists']]) {
+      const run = await runCli(args, {});
+      assert.equal(run.code, 2, `presend ${args.join(' ')}`);
+      assert.match(run.stderr, /Usage: presend/);
+      assert.equal(run.stdout, '');
+    }
+    assert.equal((await runCli(['--help'], {})).code, 0, 'asking for help is not a mistake');
+  });
+
   test('batch without a file or --list-id exits 2', async () => {
     const run = await runCli(['batch'], env);
     assert.equal(run.code, 2);

@@ -1,5 +1,5 @@
 /**
- * The admin commands of DESIGN.md §3 as an operator runs them: real `presend` processes on a
+ * The admin commands of docs/design.md §3 as an operator runs them: real `presend` processes on a
  * temp SQLite store, then the created key and list used over HTTP.
  */
 import { test } from 'node:test';

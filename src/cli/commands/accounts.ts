@@ -1,4 +1,4 @@
-/** `presend accounts create NAME [--credits N]` (DESIGN.md §3). */
+/** `presend accounts create NAME [--credits N]` (docs/design.md §3). */
 import type { Command } from 'commander';
 import { AdminRefusal, createAccount, parseCredits, runAdmin, setRateLimit } from '../../service/admin.js';
 

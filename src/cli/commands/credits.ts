@@ -1,4 +1,4 @@
-/** `presend credits grant --account NAME N` (DESIGN.md §3): credits never expire. */
+/** `presend credits grant --account NAME N` (docs/design.md §3): credits never expire. */
 import type { Command } from 'commander';
 import { grantCredits, parseCredits, runAdmin } from '../../service/admin.js';
 

@@ -65,7 +65,7 @@ error, 2 usage or file not found, 6 the file cannot be read as a table.`,
           ...invalid.slice(0, 20).map((bad) => `  line ${bad.line}: ${JSON.stringify(bad.email)} — ${bad.error} (stored; verifying the list marks it rejected)`),
           ...(invalid.length > 20 ? [`  … and ${invalid.length - 20} more invalid addresses`] : []),
         ];
-        if (!flags.json) process.stderr.write(`${notes.join('\n')}\n`);
+        process.stderr.write(`${notes.join('\n')}\n`);
         return {
           text: list.id,
           json: { id: list.id, name: list.name, state: list.state, entries: list.entries, counts: { ...counts, withoutAddress }, invalid },

@@ -59,7 +59,10 @@ In another shell, paste the export lines, then verify any sample address.`,
         process.once('SIGTERM', stop);
       });
       const spec = defaultWorld();
-      const world = await startMailWorld({ ...spec, smtpPort: parsePort(flags.port) });
+      // The expected verdicts are those of a first check, as `presend check` makes it: a
+      // greylisted address is GREYLISTED then (checked again later, or rechecked in a batch,
+      // it gets the mailbox's verdict).
+      const world = await startMailWorld({ ...spec, smtpPort: parsePort(flags.port) }, { truth: { greylisted: 'first' } });
       const env = { ...world.env(), PRESEND_ALLOW_PRIVATE_MX: LOOPBACK_ONLY };
       const samples = spec.samples.filter((s) => onLoopbackOnly(spec, s.email)).map((s) => ({ ...s, expected: world.expectedVerdict(s.email) }));
       if (flags.json) {
@@ -73,7 +76,7 @@ In another shell, paste the export lines, then verify any sample address.`,
         const table = samples.map((s) => `  ${s.email.padEnd(width)}  ${s.expected.padEnd(verdictWidth)}  ${s.about}`);
         process.stdout.write(
           `Mail world running: DNS ${world.dns.host}:${world.dns.port} (UDP+TCP), SMTP hosts on 127.0.0.x:${world.smtpPort}\n\n` +
-            `${lines.join('\n')}\n\nSample addresses and the verdict a correct verifier gives:\n${table.join('\n')}\n\nCtrl-C to stop.\n`,
+            `${lines.join('\n')}\n\nSample addresses and the verdict a first \`presend check\` gives (a greylisted address passes when checked again a little later, or rechecked in a batch):\n${table.join('\n')}\n\nCtrl-C to stop.\n`,
         );
       }
       await stopped;

@@ -1,10 +1,17 @@
 /**
  * `presend mcp` — the Model Context Protocol tool server over stdio (src/mcp), for agents.
  */
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { clientOptionsFromEnv } from '../../client/index.js';
 import { runStdioServer } from '../../mcp/stdio.js';
 import { EXIT } from '../output/exit-codes.js';
+
+/** The built command line of this installation (dist/cli/main.js), to register with an MCP host. */
+function thisCommandLine(): string {
+  const script = process.argv[1] ?? 'dist/cli/main.js';
+  return script.endsWith('.ts') ? resolve(dirname(script), '../../dist/cli/main.js') : script;
+}
 
 interface McpFlags {
   apiKey?: string;
@@ -20,18 +27,20 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Example (an MCP client's configuration, e.g. Claude Desktop):
+Example (an MCP client's configuration, e.g. Claude Desktop), running this installation:
   {
     "mcpServers": {
       "presend": {
-        "command": "npx",
-        "args": ["presend", "mcp"],
+        "command": "node",
+        "args": [${JSON.stringify(thisCommandLine())}, "mcp"],
         "env": { "PRESEND_BASE_URL": "https://presend.example.com", "PRESEND_API_KEY": "ps_live.…" }
       }
     }
   }
 
-stdout carries the protocol; logs go to stderr. See docs/mcp.md.`,
+Not "npx -y presend mcp": Presend is not on the npm registry, and npx -y would fetch and run
+whatever package of that name someone else published, with your key. stdout carries the
+protocol; logs go to stderr. See docs/mcp.md.`,
     )
     .action(async (flags: McpFlags) => {
       const settings = clientOptionsFromEnv(process.env, { apiKey: flags.apiKey, baseUrl: flags.baseUrl });

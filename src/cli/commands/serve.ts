@@ -26,7 +26,7 @@ export function register(program: Command): void {
     .action(async (flags: ServeFlags) => {
       let config: PresendConfig;
       try {
-        // Flags override the environment and go through the same validation (DESIGN.md §2).
+        // Flags override the environment and go through the same validation (docs/design.md §2).
         config = loadCommandConfig({ PRESEND_HOST: flags.host || undefined, PRESEND_PORT: flags.port, PRESEND_DATABASE_URL: flags.database || undefined });
       } catch (err) {
         process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);

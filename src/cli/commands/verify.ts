@@ -1,7 +1,7 @@
 /**
  * `presend verify ADDRESS…` — POST /v1/verify once per address, each with its own
  * Idempotency-Key. A 202 is shown as pending with its engineJobId: it is not a verdict and is
- * not resubmitted (interface-spec.md §4).
+ * not resubmitted (docs/interface-spec.md §4).
  */
 import type { Command } from 'commander';
 import { PresendApiError, type VerifyResult } from '../../client/index.js';

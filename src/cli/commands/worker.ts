@@ -1,4 +1,4 @@
-/** `presend worker`: only a batch worker, on the same store as the API nodes (scale-out, DESIGN.md §1). */
+/** `presend worker`: only a batch worker, on the same store as the API nodes (scale-out, docs/design.md §1). */
 import type { Command } from 'commander';
 import { ConfigError, loadCommandConfig } from '../../config.js';
 import type { PresendConfig } from '../../config.js';

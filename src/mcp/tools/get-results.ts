@@ -1,7 +1,7 @@
 /**
  * get_results: GET /v1/requests/{id}/results, one page at a time. Free and read-only. The
  * agent pages with next_cursor; `complete` tells it when the collection is whole (the last
- * page of a finalized job), the rule of interface-spec.md §4 "Full export".
+ * page of a finalized job), the rule of docs/interface-spec.md §4 "Full export".
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';

@@ -113,6 +113,11 @@ export class ListUploads {
     return true;
   }
 
+  /** Deletes a list of the account with its kept file and bad rows; false for an unknown list or another account's. */
+  delete(accountId: string, listId: string): Promise<boolean> {
+    return this.deps.listFiles.deleteList(accountId, listId);
+  }
+
   /** Appends the rows' entries chunk by chunk, records the bad rows, and finishes the list: ready, or failed when no address was found. */
   private async importRows(listId: string, layout: TableLayout, rows: AsyncIterable<TableRow>): Promise<{ list: ListRecord; width: number }> {
     const { lists, listFiles } = this.deps;

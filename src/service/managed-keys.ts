@@ -25,3 +25,8 @@ export async function createOwnerKey(
   const record = await keys.createKey({ accountId: input.accountId, hash: made.hash, displayPrefix: made.displayPrefix, mode: input.mode, label: input.label, actor: input.actor, now: input.now });
   return { key: made.key, record };
 }
+
+/** Revokes one key of the account, recording who did it; null for an unknown id or another account's key. */
+export function revokeOwnerKey(keys: KeyManagementRole, input: { accountId: string; keyId: string; actor: KeyActor; now: Date }): Promise<ManagedKey | null> {
+  return keys.revokeKey(input);
+}

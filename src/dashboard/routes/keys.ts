@@ -4,7 +4,7 @@ import { field, isId, notFound, ownerOf, pageContext, sendPage } from '../contex
 import type { DashboardDeps } from '../context.js';
 import { setFlash } from '../flash.js';
 import { keysPage, revokeKeyPage } from '../pages/keys.js';
-import { cleanLabel, createOwnerKey } from '../../service/managed-keys.js';
+import { cleanLabel, createOwnerKey, revokeOwnerKey } from '../../service/managed-keys.js';
 
 const AUDIT_SHOWN = 50;
 
@@ -50,7 +50,7 @@ export function keyRoutes(app: FastifyInstance, deps: DashboardDeps): void {
   app.post('/keys/:id/revoke', async (request, reply) => {
     const owner = ownerOf(request);
     const { id } = request.params as { id: string };
-    const key = isId(id) ? await keyManagement.revokeKey({ accountId: owner.user.accountId, keyId: id, actor: { name: owner.user.email }, now: deps.now() }) : null;
+    const key = isId(id) ? await revokeOwnerKey(keyManagement, { accountId: owner.user.accountId, keyId: id, actor: { name: owner.user.email }, now: deps.now() }) : null;
     if (!key) throw notFound();
     await setFlash(deps.backend.ownerSessions, request, reply, { kind: 'notice', text: `Key ${key.displayPrefix}… is revoked.` });
     return reply.redirect('/dashboard/keys', 303);

@@ -92,7 +92,7 @@ export function listRoutes(app: FastifyInstance, deps: DashboardDeps): void {
   app.post('/lists/:id/delete', async (request, reply) => {
     const owner = ownerOf(request);
     const list = await ownList(owner.user.accountId, (request.params as { id: string }).id);
-    if (!(await listFiles.deleteList(owner.user.accountId, list.id))) throw notFound();
+    if (!(await deps.uploads.delete(owner.user.accountId, list.id))) throw notFound();
     await setFlash(deps.backend.ownerSessions, request, reply, { kind: 'notice', text: `List ${list.name ?? list.id} is deleted.` });
     return reply.redirect('/dashboard/lists', 303);
   });

@@ -8,8 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { PresendClient } from '../../client/index.js';
-import { countUniqueAddresses } from '../addresses.js';
+import { planBatches, type PresendClient } from '../../client/index.js';
 import { idempotencyKeySchema, verifyBatchOutput } from '../schemas.js';
 import { errorResult, toolError, toolSuccess } from '../tool-result.js';
 
@@ -36,8 +35,10 @@ export function registerVerifyBatch(server: McpServer, client: PresendClient): v
       annotations: { title: 'Verify a batch of email addresses', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     async ({ emails, max_credits, idempotency_key }) => {
+      // An agent's list often carries stray spaces, which the API refuses: the tool trims them.
+      // Unique addresses are counted as the service counts them (the SDK's planBatches).
       const addresses = emails.map((email) => email.trim());
-      const unique = countUniqueAddresses(addresses);
+      const unique = planBatches(addresses).unique;
       if (unique > max_credits) {
         return toolError({
           code: 'max_credits_exceeded',

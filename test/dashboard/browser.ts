@@ -93,10 +93,11 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
  * names a folder (`PRESEND_DASHBOARD_SCREENSHOTS=docs/dashboard npm test`); a plain test run
  * writes nothing, so it never changes the committed pictures.
  */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, options: { mask?: Locator[] } = {}): Promise<void> {
   const dir = process.env.PRESEND_DASHBOARD_SCREENSHOTS;
   if (!dir) return;
-  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
+  // `mask` covers what must not be committed, even from a throw-away test store (a key).
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false, ...(options.mask ? { mask: options.mask } : {}) });
 }
 
 /** Chooses the option of a select whose text matches `pattern` (Playwright matches labels exactly). */

@@ -76,7 +76,7 @@ test('sign in, and a sandbox key shown once that works on POST /v1/verify', { sk
   await page.getByLabel(/Sandbox/).check();
   await page.getByRole('button', { name: 'Create key' }).click();
   key = await page.getByLabel('New API key').inputValue();
-  await screenshot(page, 'keys-new');
+  await screenshot(page, 'keys-new', { mask: [page.getByLabel('New API key')] });
   const verified = await h.call('POST', '/v1/verify', { key, idem: `scenario-${Date.now()}`, body: { email: 'undeliverable@example.com' } });
   assert.equal(verified.status, 200);
   assert.equal(verified.body.presend.decision, 'suppress');

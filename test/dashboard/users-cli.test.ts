@@ -4,24 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { startPresend } from '../scale/presend-process.js';
-
-const run = promisify(execFile);
-
-async function presend(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { presend } from '../service/processes.js';
 
 test('a new install says how to create the first owner, whose one-time link then opens the set-password page', { timeout: 90_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'presend-users-'));

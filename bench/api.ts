@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { table, targetRow, type Section } from './section.js';
 import { accountWithKey, freePort, presendRunner, serviceEnv, startPresend, waitReady } from './service-process.js';
-import { fmt, median } from './stats.js';
+import { fmt, median, processCpuMs } from './stats.js';
 
 const ROUNDS = 3;
 const DURATION_S = 10;
@@ -22,6 +22,10 @@ const BARE = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
 
 export interface LoadFigures {
   rps: number;
+  /** Requests answered in the run. */
+  total: number;
+  /** Server CPU (user + system) per request, µs: steadier than requests/s on a shared machine. */
+  cpuUsPerRequest?: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -48,7 +52,7 @@ export async function load(url: string, headers: Record<string, string>, duratio
       },
     ],
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return { rps: result.requests.average, total: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
 export async function apiBench(): Promise<Section> {
@@ -69,8 +73,10 @@ export async function apiBench(): Promise<Section> {
     await load(bareUrl, {}, 2);
     for (let round = 0; round < ROUNDS; round++) {
       bareRuns.push(await load(bareUrl, {}));
-      presendRuns.push(await load(presendUrl, { 'x-api-key': key }));
-      process.stdout.write(`  api round ${round + 1}: presend ${fmt(presendRuns.at(-1)?.rps ?? 0)} req/s, bare ${fmt(bareRuns.at(-1)?.rps ?? 0)} req/s\n`);
+      const cpuBefore = await processCpuMs(server.pid);
+      const run = await load(presendUrl, { 'x-api-key': key });
+      presendRuns.push({ ...run, cpuUsPerRequest: ((await processCpuMs(server.pid)) - cpuBefore) * 1000 / run.total });
+      process.stdout.write(`  api round ${round + 1}: presend ${fmt(run.rps)} req/s (${fmt(presendRuns.at(-1)?.cpuUsPerRequest ?? 0)} µs server CPU per request), bare ${fmt(bareRuns.at(-1)?.rps ?? 0)} req/s\n`);
     }
   } finally {
     await server.stop();
@@ -80,6 +86,7 @@ export async function apiBench(): Promise<Section> {
   const rps = median(presendRuns.map((r) => r.rps));
   const bareRps = median(bareRuns.map((r) => r.rps));
   const p99 = median(presendRuns.map((r) => r.p99));
+  const cpuUs = median(presendRuns.map((r) => r.cpuUsPerRequest ?? Number.NaN));
   const share = rps / bareRps;
   const row = (name: string, runs: LoadFigures[]): string[] => [
     name,
@@ -100,7 +107,8 @@ export async function apiBench(): Promise<Section> {
       [row('presend `POST /v1/verify` (sandbox)', presendRuns), row('bare Fastify route', bareRuns)],
     ),
     '',
-    `Presend serves **${fmt(share * 100, 1)} %** of the bare route's requests per second (target ≥ ${TARGET_SHARE * 100} %), p99 **${fmt(p99, 1)} ms** (target ≤ ${TARGET_P99_MS} ms).`,
+    `Presend serves **${fmt(share * 100, 1)} %** of the bare route's requests per second (target ≥ ${TARGET_SHARE * 100} %), p99 **${fmt(p99, 1)} ms** (target ≤ ${TARGET_P99_MS} ms). ` +
+      `The server spends **${fmt(cpuUs)} µs** of CPU per request (median of the runs: ${presendRuns.map((r) => fmt(r.cpuUsPerRequest ?? Number.NaN)).join(', ')}), a figure that moves less with the machine's load than requests/s.`,
   ].join('\n');
   return {
     id: 'api',
@@ -109,6 +117,7 @@ export async function apiBench(): Promise<Section> {
     summary: [
       targetRow('API: share of the bare route\'s requests/s', `${fmt(share * 100, 1)} % (${fmt(rps)} vs ${fmt(bareRps)} req/s)`, share * 100, 'at least', TARGET_SHARE * 100, ' %', 1),
       targetRow('API: p99 latency', `${fmt(p99, 1)} ms`, p99, 'at most', TARGET_P99_MS, ' ms', 1),
+      { figure: 'API: server CPU per request', measured: `${fmt(cpuUs)} µs`, target: '—', met: null },
     ],
   };
 }

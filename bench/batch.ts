@@ -12,7 +12,7 @@ import { createSandboxEngine } from '../src/core/index.js';
 import { PresendClient } from '../src/client/index.js';
 import { table, targetRow, type Section } from './section.js';
 import { accountWithKey, currentRssMb, freePort, presendRunner, sampleRss, serviceEnv, startPresend, waitReady } from './service-process.js';
-import { fmt, median } from './stats.js';
+import { fmt, median, processCpuMs } from './stats.js';
 
 const ROUNDS = 5;
 const SIZE = 10_000;
@@ -72,6 +72,8 @@ async function baselines(bareUrl: string, page: string): Promise<Baselines> {
 }
 
 interface Round {
+  /** Server CPU (user + system) for the whole round: create, run, polls and export. */
+  cpuMs: number;
   createMs: number;
   endToEndMs: number;
   exportMs: number;
@@ -98,6 +100,7 @@ export async function batchBench(): Promise<Section> {
     const client = new PresendClient({ baseUrl, apiKey: key });
     for (let round = 0; round < ROUNDS; round++) {
       const emails = sandboxBatch(round);
+      const cpuBefore = await processCpuMs(server.pid);
       const t0 = performance.now();
       const created = await client.createRequest({ emails });
       const createMs = performance.now() - t0;
@@ -113,8 +116,9 @@ export async function batchBench(): Promise<Section> {
       let exported = 0;
       for await (const item of client.exportResults(id, { limit: 200 })) if (item.email) exported++;
       const exportMs = performance.now() - t1;
-      rounds.push({ createMs, endToEndMs, exportMs, exported });
-      process.stdout.write(`  batch round ${round + 1}: create ${fmt(createMs)} ms, finalized ${fmt(endToEndMs)} ms, export ${fmt(exportMs)} ms (${exported} items)\n`);
+      const cpuMs = (await processCpuMs(server.pid)) - cpuBefore;
+      rounds.push({ cpuMs, createMs, endToEndMs, exportMs, exported });
+      process.stdout.write(`  batch round ${round + 1}: create ${fmt(createMs)} ms, finalized ${fmt(endToEndMs)} ms, export ${fmt(exportMs)} ms (${exported} items), server CPU ${fmt(cpuMs)} ms\n`);
     }
     peakMb = await rss.stop();
     // Baselines in the same run, once the service is idle: a real page of its results to replay.
@@ -144,6 +148,7 @@ export async function batchBench(): Promise<Section> {
         ['`POST /v1/requests`, 10,000 addresses', `${fmt(createMs)} ms`, runs((r) => r.createMs), `≤ ${TARGETS.createMs} ms`, `same body to a bare Fastify route: ${fmt(base.createMs)} ms`, `${fmt(createMs / base.createMs, 1)}×`],
         ['batch finalized, end to end', `${fmt(endToEndMs)} ms`, runs((r) => r.endToEndMs), `≤ ${fmt(TARGETS.endToEndMs)} ms`, `sandbox engine alone on the same addresses: ${fmt(base.engineMs)} ms`, `${fmt(endToEndMs / base.engineMs, 1)}×`],
         ['full cursor export (50 pages of 200)', `${fmt(exportMs)} ms`, runs((r) => r.exportMs), `≤ ${fmt(TARGETS.exportMs)} ms`, `50 GETs of one real page from a bare Fastify route: ${fmt(base.exportMs)} ms`, `${fmt(exportMs / base.exportMs, 1)}×`],
+        ['server CPU per round (create, run, polls, export)', `${fmt(median(rounds.map((r) => r.cpuMs)))} ms`, runs((r) => r.cpuMs), '—', '', ''],
         ['results exported per round', fmt(median(rounds.map((r) => r.exported))), runs((r) => r.exported), fmt(SIZE), '', ''],
         ['peak server RSS', `${fmt(peakMb)} MB`, '', `≤ ${TARGETS.rssMb} MB`, `the same server idle after start-up: ${fmt(idleMb)} MB`, `${fmt(peakMb / idleMb, 1)}×`],
       ],
@@ -157,6 +162,7 @@ export async function batchBench(): Promise<Section> {
       targetRow('batch: POST /v1/requests, 10,000 addresses', `${fmt(createMs)} ms`, createMs, 'at most', TARGETS.createMs, ' ms'),
       targetRow('batch: 10,000 finalized end to end', `${fmt(endToEndMs)} ms`, endToEndMs, 'at most', TARGETS.endToEndMs, ' ms'),
       targetRow('batch: full cursor export of 10,000', `${fmt(exportMs)} ms`, exportMs, 'at most', TARGETS.exportMs, ' ms'),
+      { figure: 'batch: server CPU per 10,000-address round', measured: `${fmt(median(rounds.map((r) => r.cpuMs)))} ms`, target: '—', met: null },
       targetRow('batch: peak server RSS', `${fmt(peakMb)} MB (idle after start-up: ${fmt(idleMb)} MB)`, peakMb, 'at most', TARGETS.rssMb, ' MB'),
     ],
   };

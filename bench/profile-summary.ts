@@ -27,7 +27,7 @@ const CATEGORIES: Array<[string, RegExp]> = [
   // Profiler.stop serialising the profile (bench/profile-engine.ts): not the program's time.
   ['profiler itself (node:inspector)', /^node:inspector$/],
   ['SQLite store (better-sqlite3 + src/store/sqlite)', /better-sqlite3|(src|dist)\/store\/sqlite/],
-  ['PostgreSQL store / pg-boss (pg, src/store/postgres, src/queue/pg-boss)', /node_modules\/pg|pg-boss|(src|dist)\/store\/postgres/],
+  ['PostgreSQL store (pg, src/store/postgres, src/queue/postgres-notify)', /node_modules\/pg|(src|dist)\/store\/postgres|postgres-notify/],
   ['request logging (pino)', /pino|@pinojs/],
   ['engine (src/core)', /(src|dist)\/core\//],
   ['queue / worker (src/queue)', /(src|dist)\/queue\//],

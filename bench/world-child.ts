@@ -10,6 +10,8 @@ export interface WorldStats {
   rcpts: number;
   peakPerHost: number;
   dnsQueries: number;
+  /** Defences the hosts set off (mail world defences.ts), by kind. */
+  limitHits: Record<string, number>;
 }
 
 export interface WorldChild {

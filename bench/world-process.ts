@@ -34,6 +34,7 @@ process.on('message', (message: { type: string }) => {
       rcpts: world.recorder.rcptCount(),
       peakPerHost: Math.max(0, ...hosts.map((h) => world.recorder.maxConcurrent(h))),
       dnsQueries: world.dns.queries.udp + world.dns.queries.tcp,
+      limitHits: world.recorder.limitHits(),
     });
   } else if (message.type === 'timeline') {
     // Epoch milliseconds (same clock as the parent's Date.now()): when each session opened and ended.

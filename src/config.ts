@@ -75,8 +75,6 @@ export interface PresendConfig {
   databasePoolSize: number;
   /** PostgreSQL: connections for MX session slots and domain facts (PRESEND_SHARED_POOL_SIZE). */
   sharedPoolSize: number;
-  /** PostgreSQL: connections of pg-boss (PRESEND_QUEUE_POOL_SIZE). */
-  queuePoolSize: number;
   /** PostgreSQL: how long a dead worker's MX session slot stays taken (PRESEND_MX_SLOT_LEASE_MS). */
   mxSlotLeaseMs: number;
   /** The sandbox's `slow@` delay; null = its default (PRESEND_SANDBOX_SLOW_DELAY_MS, tests and demos only). */
@@ -218,7 +216,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     workerAffinityGraceMs: parseIntVar(env, 'PRESEND_WORKER_AFFINITY_GRACE_MS', null, 0, 86_400_000),
     databasePoolSize: parseIntVar(env, 'PRESEND_DATABASE_POOL_SIZE', 10, 1, 1000),
     sharedPoolSize: parseIntVar(env, 'PRESEND_SHARED_POOL_SIZE', 4, 1, 1000),
-    queuePoolSize: parseIntVar(env, 'PRESEND_QUEUE_POOL_SIZE', 3, 1, 1000),
     mxSlotLeaseMs: parseIntVar(env, 'PRESEND_MX_SLOT_LEASE_MS', 15_000, 300, 3_600_000),
     sandboxSlowDelayMs: parseIntVar(env, 'PRESEND_SANDBOX_SLOW_DELAY_MS', null, 0, 3_600_000),
     logLevel: env.PRESEND_LOG_LEVEL?.trim() || 'info',

@@ -5,6 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { PresendConfig } from './config.js';
+import { createLogger } from './logger.js';
+import type { Logger } from './logger.js';
 import type { Backend } from './store/backend.js';
 import { openBackend } from './store/open-backend.js';
 import { BatchRunner, batchRunnerOptions } from './service/batch-runner.js';
@@ -28,8 +30,9 @@ export interface ServerOptions {
   backend?: Backend;
   /** Run the embedded batch runner (default true); an object tunes it beyond the config (tests). */
   worker?: boolean | Partial<Omit<BatchRunnerOptions, 'work' | 'batches' | 'engines'>>;
+  /** The process's logger; otherwise one at `logLevel` (default config.logLevel; false: silent) writing to `logStream` (default stdout). */
+  logger?: Logger;
   logLevel?: string | false;
-  /** Where JSON log lines go (default stdout). */
   logStream?: NodeJS.WritableStream;
   /** Single checks running at once before /v1/verify answers 503. */
   maxInFlightVerifies?: number;
@@ -58,11 +61,11 @@ const STALE_VERIFICATION_MS = 60 * 60 * 1000;
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config, engines } = options;
   const now = options.now ?? (() => new Date());
-  const backend = options.backend ?? (await openBackend(config.databaseUrl, { config, longRunning: true }));
+  const logger = options.logger ?? createLogger(options.logLevel ?? config.logLevel, options.logStream);
+  const backend = options.backend ?? (await openBackend(config.databaseUrl, { config, longRunning: true, log: logger }));
   const metrics = new Metrics({ queueDepth: () => backend.work.depth(), ...(engines.smtpSessions ? { smtpSessions: engines.smtpSessions } : {}) });
   let shuttingDown = false;
 
-  let log: (msg: string, extra?: Record<string, unknown>) => void = () => undefined;
   const verify = new VerifyService({
     verifications: backend.verifications,
     engines,
@@ -70,7 +73,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxInFlight: options.maxInFlightVerifies ?? 1000,
     leaseMs: config.leaseMs,
     now,
-    log: (m, e) => log(m, e),
+    log: logger.child({ part: 'verify' }),
   });
   const batches = new BatchService({
     batches: backend.batches,
@@ -82,7 +85,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const results = new ResultsService(backend.batches);
   // Every key the API authenticates is a use of it (the dashboard shows the last one).
-  const keyUsage = new KeyUsageRecorder(backend.keyManagement, now, (m, e) => log(m, e));
+  const keyUsage = new KeyUsageRecorder(backend.keyManagement, now, logger.child({ part: 'key-usage' }));
   const app = await buildApp({
     backend: { ...backend, accounts: keyUsage.wrap(backend.accounts) },
     verify,
@@ -90,8 +93,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     results,
     metrics,
     rateLimits: { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },
-    logLevel: options.logLevel ?? config.logLevel,
-    ...(options.logStream ? { logStream: options.logStream } : {}),
+    logger,
     isShuttingDown: () => shuttingDown,
     now,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
@@ -105,16 +107,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     verify,
     batches,
     results,
-    uploads: new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: (m, e) => log(m, e) }),
+    uploads: new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }) }),
     now,
     maxUploadBytes: config.dashboardMaxUploadBytes,
   });
 
-  log = (msg, extra) => app.log.warn(extra ?? {}, msg);
   let worker: BatchRunner | null = null;
   if (options.worker !== false) {
     const tuning = typeof options.worker === 'object' ? options.worker : {};
-    worker = new BatchRunner({ ...batchRunnerOptions(config, backend, engines), metrics, log, now, ...tuning });
+    worker = new BatchRunner({ ...batchRunnerOptions(config, backend, engines, logger.child({ part: 'worker' })), metrics, now, ...tuning });
   }
 
   const housekeeping = async () => {

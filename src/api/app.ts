@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Backend } from '../store/backend.js';
+import type { Logger } from '../logger.js';
 import { parseAddress } from '../core/syntax/address.js';
 import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { VerifyService } from '../service/verify-service.js';
@@ -30,9 +31,8 @@ export interface AppDeps {
   results: ResultsService;
   metrics: Metrics;
   rateLimits: RateLimitDefaults;
-  /** false, or a pino level ('info', 'warn', ...). */
-  logLevel: string | false;
-  logStream?: NodeJS.WritableStream;
+  /** The process's logger (src/logger.ts): Fastify logs through it. */
+  logger: Logger;
   isShuttingDown: () => boolean;
   now?: () => Date;
   /** How long a client may take to send a whole request, headers and body (default 60 s). */
@@ -60,12 +60,12 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Api
     .send(JSON.stringify({ error: { code: err.code, message: err.message, requestId: request.id } }));
 }
 
-/** The interface's bodies are JSON (interface-spec.md); any other type is refused with a message that says so. */
+/** The interface's bodies are JSON (docs/interface-spec.md); any other type is refused with a message that says so. */
 const CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
 
 /**
  * Maps anything thrown into the catalog: schema breaks and parser refusals are 400, never 500.
- * A body that is not JSON is 400 too, not 415: interface-spec.md §7 lists every error status of
+ * A body that is not JSON is 400 too, not 415: docs/interface-spec.md §7 lists every error status of
  * each route and 415 is not among them (docs/errors.md, "Why a non-JSON body is 400").
  */
 function toApiError(err: FastifyError & { validationContext?: string }, request: FastifyRequest): ApiError {
@@ -132,15 +132,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? 60_000;
   const app = Fastify({
-    logger:
-      deps.logLevel === false
-        ? false
-        : {
-            level: deps.logLevel,
-            // Keys never reach the logs (DESIGN.md §3), even if a serializer starts logging headers.
-            redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
-            ...(deps.logStream ? { stream: deps.logStream } : {}),
-          },
+    // Keys never reach the logs (docs/design.md §3): the logger redacts them (src/logger.ts).
+    loggerInstance: deps.logger as FastifyBaseLogger,
     // One log line per request, written by the onResponse hook below, instead of Fastify's two
     // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3). Through the log
     // controller: the top-level `disableRequestLogging` is deprecated (FSTDEP023, removed in Fastify 6).

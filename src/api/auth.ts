@@ -1,5 +1,5 @@
 /**
- * Authentication and rate limiting for the /v1 routes (interface-spec §5, DESIGN.md §3–§4):
+ * Authentication and rate limiting for the /v1 routes (docs/interface-spec.md §5, docs/design.md §3–§4):
  * `X-Api-Key` (canonical) or `Authorization: Bearer` (compatibility) with the same key; 401 for
  * a missing, malformed, unknown or revoked key; then one token from the key's bucket.
  */

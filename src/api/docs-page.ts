@@ -3,7 +3,7 @@
  * each operation with its parameters, body, every response status with its description,
  * schema and examples, then every named schema as a table of fields, then the error codes.
  */
-import { ERROR_CATALOG, HTTP_STATUS } from './errors.js';
+import { ERROR_CATALOG, HTTP_STATUS, ROUTE_ERRORS, ROUTE_NAMES } from './errors.js';
 import type { ErrorCode } from './errors.js';
 
 type Json = Record<string, unknown>;
@@ -42,11 +42,17 @@ function typeOf(schema: unknown): string {
   return `${esc(schema.type ?? 'any')}${limits.length ? ` (${limits.join(', ')})` : ''}`;
 }
 
+/** A field's description, also when it sits on the non-null branch of a nullable field. */
+function descriptionOf(schema: Json): string {
+  const branches = (schema.anyOf ?? []) as Json[];
+  return String(schema.description ?? branches.find((b) => b.description)?.description ?? '');
+}
+
 function fieldTable(schema: Json): string {
   const props = (schema.properties ?? {}) as Record<string, Json>;
   const required = new Set((schema.required ?? []) as string[]);
   const rows = Object.entries(props)
-    .map(([name, p]) => `<tr><td><code>${esc(name)}</code></td><td>${typeOf(p)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${prose(p.description ?? '')}</td></tr>`)
+    .map(([name, p]) => `<tr><td><code>${esc(name)}</code></td><td>${typeOf(p)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${prose(descriptionOf(p))}</td></tr>`)
     .join('');
   const extra = isObject(schema.additionalProperties) ? `<p>Other keys: ${typeOf(schema.additionalProperties)}.</p>` : '';
   return `<table><tr><th>field</th><th>type</th><th>required</th><th>notes</th></tr>${rows}</table>${extra}`;
@@ -88,6 +94,12 @@ export function renderDocsPage(doc: Json): string {
   const errors = (Object.keys(ERROR_CATALOG) as ErrorCode[])
     .map((c) => `<tr><td><code>${esc(c)}</code></td><td>${HTTP_STATUS[c]}</td><td>${esc(ERROR_CATALOG[c].message)}</td><td>${prose(ERROR_CATALOG[c].when)}</td></tr>`)
     .join('');
+  // The per-route statuses that differ from a code's usual one (docs/design.md §4), from the same table the routes use.
+  const exceptions = ROUTE_NAMES.flatMap((route) =>
+    Object.entries(ROUTE_ERRORS[route].overrides ?? {}).map(
+      ([c, status]) => `<p><code>${esc(c)}</code> is ${status} on <code>${esc(route)}</code> (${HTTP_STATUS[c as ErrorCode]} elsewhere).</p>`,
+    ),
+  );
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(info.title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
 pre{background:#f5f5f5;padding:.75rem;overflow:auto;font-size:.8rem}code{background:#f0f0f0;padding:0 .2rem}
@@ -98,6 +110,6 @@ section{border-top:1px solid #ddd;margin-top:2rem}h2 small{color:#666;font-weigh
 ${ops.join('\n')}
 <section><h2>Schemas</h2>${schemas}</section>
 <section id="errors"><h2>Error codes</h2><table><tr><th>code</th><th>status</th><th>message</th><th>when</th></tr>${errors}</table>
-<p><code>idempotency_key_reused</code> is 400 on <code>POST /v1/verify</code> and 422 on <code>POST /v1/requests</code>.</p></section>
+${exceptions.join('')}</section>
 </body></html>`;
 }

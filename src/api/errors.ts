@@ -30,15 +30,15 @@ export const HTTP_STATUS = {
   service_unavailable: 503,
 } as const satisfies Record<ErrorCode, number>;
 
-/** The four routes of interface-spec.md §4, named as the spec writes them. */
+/** The four routes of docs/interface-spec.md §4, named as the spec writes them. */
 export type RouteName = 'POST /v1/verify' | 'POST /v1/requests' | 'GET /v1/requests/{id}' | 'GET /v1/requests/{id}/results';
 
 interface RouteErrors {
-  /** interface-spec.md §7: the error statuses the route may answer with, exactly. */
+  /** docs/interface-spec.md §7: the error statuses the route may answer with, exactly. */
   statuses: readonly number[];
   /** The codes the route answers with; together their statuses are `statuses`. */
   codes: readonly ErrorCode[];
-  /** Codes whose status differs on this route (DESIGN.md §4). */
+  /** Codes whose status differs on this route (docs/design.md §4). */
   overrides?: Partial<Record<ErrorCode, number>>;
 }
 
@@ -71,7 +71,7 @@ export const ROUTE_ERRORS: Record<RouteName, RouteErrors> = {
       'rate_limited',
       'service_unavailable',
     ],
-    // DESIGN.md §4: a reused key with a different body is "well-formed but refused" here.
+    // docs/design.md §4: a reused key with a different body is "well-formed but refused" here.
     overrides: { idempotency_key_reused: 422 },
   },
   'GET /v1/requests/{id}': { statuses: [401, 404, 429], codes: ['unauthorized', 'request_not_found', 'rate_limited'] },
@@ -88,7 +88,7 @@ export function statusOf(code: ErrorCode, route?: RouteName): number {
   return (route && ROUTE_ERRORS[route].overrides?.[code]) ?? HTTP_STATUS[code];
 }
 
-/** An error to send: the code decides the status (per route where DESIGN.md §4 says so); the message may be more specific than the default. */
+/** An error to send: the code decides the status (per route where docs/design.md §4 says so); the message may be more specific than the default. */
 export class ApiError extends Error {
   readonly status: number;
   constructor(

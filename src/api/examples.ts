@@ -1,6 +1,6 @@
 /**
  * Examples for the OpenAPI document, one or more per request body and response of each route.
- * They are written the way a live server answers (DESIGN.md §4–§5), and test/api/openapi.test.ts
+ * They are written the way a live server answers (docs/design.md §4–§5), and test/api/openapi.test.ts
  * checks each against the schema it illustrates, so an example cannot drift from the contract.
  */
 import type { RouteName } from './errors.js';

@@ -14,7 +14,7 @@ type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** What each success status of each route means (interface-spec.md §3–§4). */
+/** What each success status of each route means (docs/interface-spec.md §3–§4). */
 const SUCCESS_DESCRIPTIONS: Record<RouteName, Record<number, string>> = {
   'POST /v1/verify': {
     200: 'Completed: the pre-send envelope (`presend`) with `engine` metadata.',

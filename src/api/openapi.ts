@@ -6,7 +6,7 @@ import { finishDocument } from './openapi-document.js';
 /** The operational routes: served without a key, outside the versioned interface. */
 const UNDOCUMENTED = ['/openapi.json', '/docs', '/healthz', '/readyz', '/metrics'];
 
-/** The path parameter as documented: a uuid. Not validated as one, so that a malformed id is a 404 like an unknown one (DESIGN.md §4). */
+/** The path parameter as documented: a uuid. Not validated as one, so that a malformed id is a 404 like an unknown one (docs/design.md §4). */
 const RequestIdDoc = { type: 'object', properties: { id: { type: 'string', format: 'uuid', description: 'The `request.id` from creation.' } }, required: ['id'] };
 
 type OpenapiObject = SwaggerOptions extends { openapi?: infer O } ? O : never;
@@ -41,7 +41,7 @@ export function openapiOptions(): SwaggerOptions {
     transform: ({ schema, url, route }) => {
       const s = { ...(schema as Record<string, unknown>) };
       // The results query and the id are documented as the spec states them, but not validated
-      // by ajv: DESIGN.md §4 clamps a bad limit and answers 404 for a malformed id instead of 400.
+      // by ajv: docs/design.md §4 clamps a bad limit and answers 404 for a malformed id instead of 400.
       if (url === '/v1/requests/:id/results' && route.method === 'GET') s.querystring = ResultsQuery;
       if (url.startsWith('/v1/requests/:id')) s.params = RequestIdDoc;
       if (UNDOCUMENTED.includes(url)) s.hide = true;

@@ -1,4 +1,4 @@
-/** Turning service results into the wire shapes of interface-spec.md §2. */
+/** Turning service results into the wire shapes of docs/interface-spec.md §2. */
 import type { BatchRequestView, ResultRow, VerificationRecord } from '../store/store.js';
 import { pendingEnvelope } from '../service/envelopes.js';
 import { flagsOf } from '../service/results-service.js';
@@ -15,7 +15,7 @@ export function renderCompletedVerify(record: VerificationRecord, requestId: str
   };
 }
 
-/** interface-spec §3: a 202 carries `engineJobId`, no `engine`, and the pending envelope. */
+/** docs/interface-spec.md §3: a 202 carries `engineJobId`, no `engine`, and the pending envelope. */
 export function renderPendingVerify(record: VerificationRecord, requestId: string) {
   return { status: 'running' as const, presend: pendingEnvelope(), requestId, decision: null, engineJobId: record.id };
 }

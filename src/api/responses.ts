@@ -4,7 +4,7 @@ import { ERROR_CATALOG, ROUTE_ERRORS, statusOf } from './errors.js';
 import type { ErrorCode, RouteName } from './errors.js';
 import { ErrorBody } from './schemas.js';
 
-/** Every error status interface-spec.md §7 lists for `route`, each answered with the Error body. */
+/** Every error status docs/interface-spec.md §7 lists for `route`, each answered with the Error body. */
 export function errorResponses(route: RouteName): Record<number, TSchema> {
   return Object.fromEntries(ROUTE_ERRORS[route].statuses.map((status) => [status, ErrorBody]));
 }

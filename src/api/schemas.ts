@@ -1,5 +1,5 @@
 /**
- * The interface's JSON schemas (interface-spec.md §2, §7), defined once with TypeBox: Fastify
+ * The interface's JSON schemas (docs/interface-spec.md §2, §7), defined once with TypeBox: Fastify
  * validates requests and serialises responses with them, @fastify/swagger turns them into the
  * OpenAPI document (each titled schema becomes a named component), the SDK derives its types
  * from them (`Static<>`) and validates answers with them, and the tests check every response
@@ -70,7 +70,7 @@ export const History = Type.Object(
     lastCheckedAt: DateTime,
     lastVerdict: Nullable(StringEnum(PUBLIC_VERDICTS)),
   },
-  { title: 'AddressHistory', description: 'This account’s earlier checks of the address (DESIGN.md §4); the envelope has null when there were none.' },
+  { title: 'AddressHistory', description: 'This account’s earlier checks of the address; the envelope has null when there were none.' },
 );
 
 export const Envelope = Type.Object(
@@ -97,7 +97,7 @@ export const LegacyDecision = Type.Object(
     reason: Type.String(),
     didYouMean: Nullable(Type.String()),
   },
-  { title: 'LegacyDecision', description: 'The legacy sibling `decision`, kept during the compatibility window of contract version 1 (DESIGN.md §4).' },
+  { title: 'LegacyDecision', description: 'The legacy sibling `decision`, kept during the compatibility window of contract version 1.' },
 );
 
 export const EngineMetadata = Type.Object(
@@ -125,7 +125,7 @@ export const BatchInput = Type.Object(
   { ...strict, title: 'BatchInput', description: 'Body of POST /v1/requests: exactly one of `emails` or `listId`.' },
 );
 
-/** DESIGN.md §4. */
+/** docs/design.md §4. */
 export const COUNTER_KEYS = [
   'total',
   'unique',

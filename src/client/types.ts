@@ -1,5 +1,5 @@
 /**
- * The wire shapes of the four routes (interface-spec.md §2, §4, §7), as the client sees them:
+ * The wire shapes of the four routes (docs/interface-spec.md §2, §4, §7), as the client sees them:
  * derived from the TypeBox schemas of src/api/schemas.ts, the one definition the server
  * validates and documents with, so the SDK cannot drift from what the server sends.
  */
@@ -34,12 +34,12 @@ export type BatchInput =
 
 export type RequestDescriptor = Static<typeof Wire.RequestDescriptor>;
 
-/** DESIGN.md §4: `queued` → `running` → `completed` | `failed`. */
+/** docs/design.md §4: `queued` → `running` → `completed` | `failed`. */
 export type RequestState = RequestDescriptor['state'];
 
 export type Finalization = Static<typeof Wire.Finalization>;
 
-/** Integer counters; key names per DESIGN.md §4 (`total`, `unique`, `pending`, `completed`, …). */
+/** Integer counters; key names per docs/design.md §4 (`total`, `unique`, `pending`, `completed`, …). */
 export type Counters = Static<typeof Wire.Counters> & Record<string, number>;
 
 /** Answer of POST /v1/requests (202 new, 200 replay) and GET /v1/requests/{id}. */
@@ -51,5 +51,5 @@ export type ResultItem = Static<typeof Wire.ResultItem>;
 /** Answer of GET /v1/requests/{id}/results. `nextCursor` non-null: pass it back as `cursor`. */
 export type ResultsPage = Static<typeof Wire.ResultsPage>;
 
-/** The error body of every error status (interface-spec.md §7). */
+/** The error body of every error status (docs/interface-spec.md §7). */
 export type ApiErrorBody = Static<typeof Wire.ErrorBody>;

@@ -43,6 +43,26 @@ export interface EngineTuning {
   /** How long a host that could not be opened is skipped. */
   hostDownMs: number;
   replyLimits: ReplyLimits;
+  /**
+   * Errors (4xx/5xx replies) one SMTP session plans to collect at a host not known yet, the
+   * catch-all probe counted: under Postfix's smtpd_soft_error_limit of 10 (docs/engine-sessions.md).
+   */
+  sessionErrorBudget: number;
+  /** How long what was learnt about an MX host (error budget, sessions, limits) is kept in the FactsCache. */
+  hostProfileTtlMs: number;
+  /**
+   * A reply this much later than the one before it is slow: a tarpit or an error sleep (real
+   * servers wait a second or more: Postfix smtpd_error_sleep_time, Sendmail's throttles,
+   * Exchange's tarpit of 5 s). Two in a row are needed before a session counts as slowed down.
+   */
+  slowReplyMs: number;
+  /** Times an address goes back to its host's queue (421, throttling, error sleep, replies out of step) before it ends TRANSIENT. */
+  maxRequeues: number;
+  /** First back-off after a host refused or throttled us, doubled each time up to maxBackoffMs. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** How long an address may keep being throttled (rate limits) before it ends TRANSIENT. */
+  maxThrottleMs: number;
 }
 
 export function resolveTuning(config: EngineConfig): EngineTuning {
@@ -60,5 +80,12 @@ export function resolveTuning(config: EngineConfig): EngineTuning {
     catchAllTtlMs: config.catchAllTtlMs ?? 6 * 3_600_000,
     hostDownMs: config.hostDownMs ?? 60_000,
     replyLimits: config.replyLimits ?? DEFAULT_REPLY_LIMITS,
+    sessionErrorBudget: Math.max(0, config.sessionErrorBudget ?? 8),
+    hostProfileTtlMs: config.hostProfileTtlMs ?? 24 * 3_600_000,
+    slowReplyMs: config.slowReplyMs ?? 600,
+    maxRequeues: config.maxRequeues ?? 5,
+    backoffMs: config.backoffMs ?? 1000,
+    maxBackoffMs: config.maxBackoffMs ?? 8000,
+    maxThrottleMs: config.maxThrottleMs ?? 30_000,
   };
 }

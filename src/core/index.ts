@@ -6,7 +6,8 @@
  * - `createEngine(loadConfig(), { limiter, cache, lists, clock })` — every dep is optional:
  *   in-memory SessionLimiter (config.maxSessionsPerMx per MX host) and FactsCache by default;
  *   pass the store's shared ones on PostgreSQL. Keys the engine puts in the FactsCache:
- *   `mx:<domain>`, `host:<mx host>`, `catchall:<domain>` (plain JSON values).
+ *   `mx:<domain>`, `host:<mx host>`, `catchall:<domain>`, `smtphost:<mx host>` (what was learnt
+ *   about the host's defences, docs/engine-sessions.md) (plain JSON values).
  * - Without PRESEND_HELO_NAME / PRESEND_MAIL_FROM the engine still answers what syntax, lists
  *   and DNS decide; where a probe is needed it returns UNKNOWN, reason `probe_not_configured`.
  * - `verify()` never throws for an address's behaviour; `VerifyOptions.signal` ends a check

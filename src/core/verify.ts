@@ -25,6 +25,7 @@ import { createMemorySessionLimiter } from './limiter.js';
 import { systemClock, type Clock, type Engine, type FactsCache, type OperatorLists, type SessionLimiter, type VerifyOptions } from './ports.js';
 import { parseProxyUrl } from './smtp/connect.js';
 import { MxDispatcher, type ProbeOutcome } from './smtp/dispatcher.js';
+import { HostLearning } from './smtp/host-profile.js';
 import { parseAddress, type ParsedAddress } from './syntax/address.js';
 import type { EngineResult, ProviderFamily } from './types.js';
 
@@ -70,6 +71,17 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
       lookupMailHosts(dns, domain, { maxHosts: tuning.maxMxHosts, maxCnameDepth: tuning.maxCnameDepth }),
     );
 
+  // What each MX host's defences taught, kept in the FactsCache for the next batch (host-profile.ts).
+  const learning = new HostLearning(
+    cache,
+    {
+      errorBudget: tuning.sessionErrorBudget,
+      sessions: config.maxSessionsPerMx,
+      rcptLimit: tuning.maxRcptsPerTransaction,
+      transactions: tuning.maxTransactionsPerSession,
+    },
+    tuning.hostProfileTtlMs,
+  );
   const dispatcher = new MxDispatcher(
     {
       session: {
@@ -80,17 +92,25 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
         sessionMaxMs: Math.max(tuning.sessionMaxMs, config.smtpTimeoutMs * 8),
         proxy: config.smtpProxy ? parseProxyUrl(config.smtpProxy) : null,
         limits: tuning.replyLimits,
+        now: () => clock.now().getTime(),
+        slowReplyMs: tuning.slowReplyMs,
       },
       maxSessions: config.maxSessionsPerMx,
       maxRcptsPerTransaction: tuning.maxRcptsPerTransaction,
       maxTransactionsPerSession: tuning.maxTransactionsPerSession,
       sessionIdleMs: tuning.sessionIdleMs,
       maxAttempts: tuning.maxAttempts,
+      maxRequeues: tuning.maxRequeues,
+      errorBudget: tuning.sessionErrorBudget,
+      backoffMs: tuning.backoffMs,
+      maxBackoffMs: tuning.maxBackoffMs,
+      maxThrottleMs: tuning.maxThrottleMs,
       allowPrivateMx: config.allowPrivateMx,
       hostDownMs: tuning.hostDownMs,
     },
     limiter,
     hostAddresses,
+    learning,
   );
 
   /**

@@ -4,6 +4,7 @@
  */
 import type { PublicVerdict } from '../core/types.js';
 import { planHosts } from './ip-plan.js';
+import { prng } from './prng.js';
 import type { DomainSpec, MailboxBehaviour, MxHostSpec, WorldSpec } from './spec.js';
 import { Truth, type TruthOptions } from './truth.js';
 import { buildZone } from './zone.js';
@@ -20,6 +21,12 @@ export interface BenchWorldOptions {
   /** Greylisting period of greylisted mailboxes. Default 500 ms. */
   greylistMs?: number;
   truth?: TruthOptions;
+  /**
+   * Real servers' defences on the hosts (spec.ts HostDefences): every `tarpitEvery`-th host an
+   * Exchange-like tarpit of `tarpitMs` on each 550 5.1.1, every other host Postfix's stock error
+   * limits (soft 10 with 1 s sleeps, hard 20). Defended hosts greet after `greetDelayMs`.
+   */
+  defences?: { tarpitEvery: number; tarpitMs: number; greetDelayMs: number };
 }
 
 export type BenchWorld = WorldSpec & {
@@ -41,18 +48,6 @@ const MIX: Array<[MailboxBehaviour | 'absent' | 'role', number]> = [
 const FIRST = ['anna', 'ben', 'carla', 'david', 'elena', 'felix', 'grace', 'hugo', 'ines', 'jonas', 'karin', 'leo', 'maria', 'nils', 'olga', 'paul', 'rosa', 'sami', 'tina', 'victor'];
 const LAST = ['adler', 'berg', 'costa', 'dubois', 'eriksen', 'fischer', 'garcia', 'haas', 'ivanova', 'jensen', 'kowalski', 'lopez', 'meyer', 'novak', 'olsen', 'petrov', 'rossi', 'schmidt', 'tanaka', 'weber'];
 const ROLES = ['info', 'sales', 'support', 'contact', 'billing', 'office', 'press', 'jobs'];
-
-/** mulberry32: small, fast, good enough for fixtures. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pickKind(random: () => number): MailboxBehaviour | 'absent' | 'role' {
   let roll = random();
@@ -87,6 +82,11 @@ export function benchWorld(options: BenchWorldOptions): BenchWorld {
     const host: MxHostSpec = { name: `mx.${name}` };
     if (options.commandLatencyMs !== undefined) host.commandLatencyMs = options.commandLatencyMs;
     if (options.maxConnections !== undefined) host.maxConnections = options.maxConnections;
+    if (options.defences) {
+      const { tarpitEvery, tarpitMs, greetDelayMs } = options.defences;
+      host.defences = (d + 1) % tarpitEvery === 0 ? { tarpit: { delayMs: tarpitMs } } : { errorLimits: { soft: 10, hard: 20, sleepMs: 1000 }, junkCommandLimit: 100 };
+      host.greetDelayMs = greetDelayMs;
+    }
     hosts.push(host);
     const mailboxes: Record<string, MailboxBehaviour> = {};
     const used = new Set<string>();

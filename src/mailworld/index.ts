@@ -6,6 +6,7 @@ export type {
   DomainSpec,
   ExpectedVerdict,
   HostBehaviour,
+  HostDefences,
   MailboxBehaviour,
   MxHostSpec,
   RecordedSession,

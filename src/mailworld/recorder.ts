@@ -18,7 +18,12 @@ export class SessionLog {
     host: string,
     ip: string,
   ) {
-    this.record = { host, ip, startedAt: Date.now(), endedAt: null, commands: [], bannerCode: null };
+    this.record = { host, ip, startedAt: Date.now(), endedAt: null, commands: [], bannerCode: null, limitHits: [] };
+  }
+
+  /** A defence of the host went off in this session (defences.ts). */
+  hit(kind: string): void {
+    this.record.limitHits?.push(kind);
   }
 
   command(line: string): void {
@@ -103,7 +108,17 @@ export class SessionRecorder {
   sessions(host?: string): RecordedSession[] {
     return this.logs
       .filter((log) => host === undefined || log.record.host === host)
-      .map((log) => ({ ...log.record, commands: log.record.commands.map((c) => ({ ...c })) }));
+      .map((log) => ({ ...log.record, commands: log.record.commands.map((c) => ({ ...c })), limitHits: [...(log.record.limitHits ?? [])] }));
+  }
+
+  /** How often each defence went off at `host` (or anywhere), e.g. `{ too_many_errors: 2 }`. */
+  limitHits(host?: string): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const log of this.logs) {
+      if (host !== undefined && log.record.host !== host) continue;
+      for (const kind of log.record.limitHits ?? []) counts[kind] = (counts[kind] ?? 0) + 1;
+    }
+    return counts;
   }
 
   sessionCount(host?: string): number {

@@ -31,6 +31,51 @@ export type HostBehaviour =
   | { kind: 'invalid_reply_codes' }
   | { kind: 'tls_fail' }; // offers STARTTLS, then breaks the handshake
 
+/**
+ * Defences real servers run against address harvesting and abuse, as a host can have them
+ * (defences.ts implements them; docs/engine-sessions.md gives each default's source). Times are
+ * configurable so tests stay fast; the real defaults are noted.
+ */
+export interface HostDefences {
+  /**
+   * Postfix smtpd error limits (postconf(5)): from `soft` errors in a session on, every reply
+   * waits `sleepMs` (smtpd_soft_error_limit 10, smtpd_error_sleep_time 1 s); at `hard` errors
+   * the next command gets "421 4.7.0 <host> Error: too many errors" and the session is closed
+   * (smtpd_hard_error_limit 20; 1 in stress mode).
+   */
+  errorLimits?: { soft: number; hard: number; sleepMs: number };
+  /** Postfix smtpd_junk_command_limit (100; 1 in stress mode): NOOP, VRFY, ETRN and RSET beyond it count as errors. */
+  junkCommandLimit?: number;
+  /** Postfix stress mode ("postfix/smtpd ... stress"): hard error limit 1 and junk command limit 1. */
+  stress?: boolean;
+  /** Postfix smtpd_client_connection_count_limit: more sessions at once from one client get "421 4.7.0 <host> Error: too many connections from <ip>". */
+  connectionCountLimit?: number;
+  /** Postfix smtpd_client_connection_rate_limit: more connections than `max` per `perMs` (anvil_rate_time_unit, 60 s) from one client get the same 421. */
+  connectionRateLimit?: { max: number; perMs: number };
+  /** Postfix smtpd_client_recipient_rate_limit: RCPTs beyond `max` per `perMs` get "450 4.7.1 Error: too many recipients from <ip>". */
+  recipientRateLimit?: { max: number; perMs: number };
+  /** Postfix smtpd_recipient_limit (1000): RCPTs beyond it in one transaction get "452 4.5.3 Error: too many recipients". */
+  recipientLimit?: number;
+  /** Microsoft Exchange tarpit: each "550 5.1.1" recipient reply is held back `delayMs` (TarpitInterval, 5 s). */
+  tarpit?: { delayMs: number };
+  /** Sendmail BadRcptThrottle: once a session has had `after` bad recipients, every further RCPT reply waits `sleepMs` (1 s, hard-coded in sendmail). */
+  badRcptThrottle?: { after: number; sleepMs: number };
+  /** Sendmail MAXHELOCOMMANDS (3, compiled in): from the `after`-th HELO/EHLO of a session on, each waits `sleepMs` (1 s), doubling each time. */
+  greetingThrottle?: { after: number; sleepMs: number };
+  /** Exim smtp_accept_max_nonmail (10): commands other than MAIL/RCPT/DATA/QUIT beyond it (one RSET or EHLO per message free) get "421 … too many nonmail commands" and the session is closed. */
+  maxNonmail?: number;
+  /** Exim ACL `delay` on unknown recipients (a common acl_smtp_rcpt rule): each rejection for an unknown user waits `delayMs`. */
+  unknownRecipientDelayMs?: number;
+  /** Exim recipients_max (50000 since 4.95): RCPTs beyond it in one message get "452 4.5.3 Too many recipients". */
+  recipientsMax?: number;
+  /** Any server: after `afterRcpts` RCPTs in a session, the next RCPT gets a 421 (or the connection is closed without a word), in the first `sessions` sessions. */
+  dropMidGroup?: { afterRcpts: number; how: '421' | 'close'; sessions: number };
+  /** Any server: after `afterRcpts` RCPTs in a session, every further RCPT gets `reply` (a 451/452 4.7.x "try again later"). */
+  throttle?: { afterRcpts: number; reply: string };
+  /** Any server: unsolicited lines — a `250` before the greeting, or an extra `250` after the MAIL reply when commands come pipelined. */
+  unsolicited?: 'before_banner' | 'in_pipelined_group';
+}
+
 export interface MxHostSpec {
   /** Host name, e.g. `mx1.example.test`. */
   name: string;
@@ -53,6 +98,10 @@ export interface MxHostSpec {
   /** A webmail provider (Yahoo-like) that answers 250 to every RCPT whatever the mailbox:
    * truth for its domains is UNKNOWN_WEBMAIL. Default false. */
   webmailAcceptAll?: boolean;
+  /** Anti-abuse defences of real servers. They change how fast a verifier may ask, never the truth. */
+  defences?: HostDefences;
+  /** A host with defences greets at once (as Postfix does); this delays its banner, e.g. 100 ms like smtp-server's early-talker pause. */
+  greetDelayMs?: number;
 }
 
 export interface DomainSpec {
@@ -95,6 +144,8 @@ export interface RecordedSession {
   commands: Array<{ command: string; replyCode: number | null }>;
   /** Code of the greeting (220, 421 when over maxConnections, 554 when blocked); null if none was sent. */
   bannerCode?: number | null;
+  /** Defences this session set off (defences.ts `LimitHit`), in order. */
+  limitHits?: string[];
 }
 
 /** Truth for benchmarks and accuracy checks: what a correct verifier concludes. */

@@ -5,6 +5,7 @@
  */
 import type { PublicVerdict } from '../core/types.js';
 import type { Acceptor } from './acceptor.js';
+import { startDefendedHost } from './defended-host.js';
 import { startDnsServer, type DnsServer } from './dns-server.js';
 import { startHostileHost } from './hostile-host.js';
 import { planHosts, type HostPlacement } from './ip-plan.js';
@@ -52,9 +53,11 @@ async function startHosts(placements: HostPlacement[], port: number, ctx: HostCo
       if (!served) continue;
       const behaviour = host.behaviour ?? { kind: 'normal' };
       const started =
-        behaviour.kind === 'normal' || behaviour.kind === 'refuse'
-          ? await startSmtpHost(host, ip, shared, ctx)
-          : await startHostileHost(host, behaviour, ip, shared, ctx);
+        behaviour.kind === 'normal' && host.defences
+          ? await startDefendedHost(host, ip, shared, ctx)
+          : behaviour.kind === 'normal' || behaviour.kind === 'refuse'
+            ? await startSmtpHost(host, ip, shared, ctx)
+            : await startHostileHost(host, behaviour, ip, shared, ctx);
       acceptors.push(started);
       shared = started.port;
     }

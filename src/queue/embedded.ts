@@ -1,4 +1,4 @@
-/** Wake-ups within one process (SQLite): a publish wakes this process's idle workers; another process on the same file finds work by polling. */
+/** Role: work queue (its wake-ups, SQLite). Wake-ups within one process (SQLite): a publish wakes this process's idle workers; another process on the same file finds work by polling. */
 import type { WakeUps } from './queue.js';
 import { WakeSignal } from './wake-signal.js';
 

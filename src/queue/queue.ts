@@ -1,5 +1,5 @@
 /**
- * The queue's transport: how idle workers hear that batch work exists. The work itself is the
+ * Role: work queue (the wake-up transport). The queue's transport: how idle workers hear that batch work exists. The work itself is the
  * store's (src/store/backend.ts WorkQueueRole: items leased, renewed, taken over), so a lost
  * wake-up costs at most one poll interval, never an item. Embedded within one process on SQLite
  * (src/queue/embedded.ts); across processes on PostgreSQL.

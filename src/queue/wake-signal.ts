@@ -1,7 +1,7 @@
 /**
- * Wakes idle worker loops when work arrives, in one process. A wake with nobody waiting is
+ * Role: work queue (wake-ups within a process). Wakes idle worker loops when work arrives, in one process. A wake with nobody waiting is
  * remembered once, so a loop that is between its store poll and its wait does not sleep through it.
- * Both queues use it: the embedded one is woken by `publish`, the pg-boss one by its subscription.
+ * Both transports use it: the embedded one is woken by `publish`, the PostgreSQL one by a NOTIFY.
  */
 export class WakeSignal {
   private readonly waiters = new Set<() => void>();

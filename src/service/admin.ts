@@ -1,85 +1,79 @@
 /**
- * The local admin operations of docs/design.md §3 (accounts, keys, credits, list imports, purge),
- * used by the `presend` admin commands. Refusals are data (`AdminRefusal`), so the CLI can map
- * them to exit codes and messages without parsing text.
+ * The local admin operations of docs/design.md §3 (accounts, keys, credits, list imports), used by
+ * the `presend` admin commands. A refusal is data, returned, never thrown: `{kind: 'refused',
+ * reason, message}`, the reason one of a few words; the CLI decides what each means for a
+ * process (its exit code, src/cli/output/admin-command.ts). What is thrown is a failure that is
+ * no refusal: a store that cannot be reached, a bug.
  */
-import { loadCommandConfig } from '../config.js';
-import type { PresendConfig } from '../config.js';
-import { TableError } from '../files/index.js';
 import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord } from '../store/store.js';
 import type { Backend } from '../store/backend.js';
-import { openBackend } from '../store/open-backend.js';
+import { ListImportFailed } from '../store/roles/lists.js';
 import { displayPrefixOf, generateApiKey, keyShape } from './keys.js';
 
-export class AdminRefusal extends Error {
-  constructor(
-    message: string,
-    /** 2 = usage (bad argument), 6 = an input file that cannot be read as a table, 1 = anything else. */
-    readonly exitCode: 1 | 2 | 6 = 1,
-  ) {
-    super(message);
-    this.name = 'AdminRefusal';
-  }
+/**
+ * Why an admin operation did not happen: `invalid_argument` (a value out of its range),
+ * `not_found` (no such account or key), `already_exists`, `unreadable_input` (the entries of a
+ * list could not be read to the end), `empty_input` (no address at all).
+ */
+export type AdminRefusalReason = 'invalid_argument' | 'not_found' | 'already_exists' | 'unreadable_input' | 'empty_input';
+
+export interface AdminRefusal {
+  kind: 'refused';
+  reason: AdminRefusalReason;
+  message: string;
 }
 
-/** Opens the backend the configuration names (`--database` or PRESEND_DATABASE_URL), runs `fn`, closes it. */
-export async function withBackend<T>(config: PresendConfig, fn: (backend: Backend) => Promise<T>): Promise<T> {
-  const backend = await openBackend(config.databaseUrl, { config });
-  try {
-    return await fn(backend);
-  } finally {
-    await backend.close();
-  }
-}
+export type AdminOutcome<T> = { kind: 'done'; value: T } | AdminRefusal;
 
-async function account(backend: Backend, name: string): Promise<Account> {
+export const refused = (reason: AdminRefusalReason, message: string): AdminRefusal => ({ kind: 'refused', reason, message });
+const done = <T>(value: T): AdminOutcome<T> => ({ kind: 'done', value });
+
+const isWholeNumber = (n: number): boolean => Number.isSafeInteger(n) && n >= 0;
+
+async function account(backend: Backend, name: string): Promise<AdminOutcome<Account>> {
   const found = await backend.accounts.findAccountByName(name);
-  if (!found) throw new AdminRefusal(`no account named "${name}"`);
-  return found;
+  return found ? done(found) : refused('not_found', `no account named "${name}"`);
 }
 
-export function parseCredits(text: string): number {
-  if (!/^\d+$/.test(text.trim())) throw new AdminRefusal(`credits must be a whole number ≥ 0, got "${text}"`, 2);
-  const n = Number(text.trim());
-  if (!Number.isSafeInteger(n)) throw new AdminRefusal(`credits too large: ${text}`, 2);
-  return n;
-}
-
-export async function createAccount(backend: Backend, name: string, credits: number): Promise<{ account: Account; balance: CreditBalance }> {
-  if (name.trim() === '') throw new AdminRefusal('the account name must not be empty', 2);
+export async function createAccount(backend: Backend, name: string, credits: number): Promise<AdminOutcome<{ account: Account; balance: CreditBalance }>> {
+  if (name.trim() === '') return refused('invalid_argument', 'the account name must not be empty');
+  if (!isWholeNumber(credits)) return refused('invalid_argument', `credits must be a whole number ≥ 0, got ${credits}`);
   const created = await backend.accounts.createAccount({ name: name.trim(), credits, now: new Date() });
-  if (!created) throw new AdminRefusal(`an account named "${name}" already exists`);
-  return { account: created, balance: await backend.ledger.getBalance(created.id) };
+  if (!created) return refused('already_exists', `an account named "${name}" already exists`);
+  return done({ account: created, balance: await backend.ledger.getBalance(created.id) });
 }
 
 /** Who the audit trail names for keys made or revoked by `presend keys`. */
 const ADMIN_KEYS = { name: 'admin command (presend keys)' };
 
-export async function createKey(backend: Backend, accountName: string, mode: KeyMode): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function createKey(backend: Backend, accountName: string, mode: KeyMode): Promise<AdminOutcome<{ key: string; record: ApiKeyRecord }>> {
   const a = await account(backend, accountName);
+  if (a.kind === 'refused') return a;
   const k = generateApiKey(mode);
   // Through key management, so the dashboard's audit trail names the admin command too.
-  const record = await backend.keyManagement.createKey({ accountId: a.id, hash: k.hash, displayPrefix: k.displayPrefix, mode, label: null, actor: ADMIN_KEYS, now: new Date() });
-  return { key: k.key, record };
+  const record = await backend.keyManagement.createKey({ accountId: a.value.id, hash: k.hash, displayPrefix: k.displayPrefix, mode, label: null, actor: ADMIN_KEYS, now: new Date() });
+  return done({ key: k.key, record });
 }
 
-export async function listKeys(backend: Backend, accountName: string): Promise<ApiKeyRecord[]> {
-  return backend.accounts.listApiKeys((await account(backend, accountName)).id);
+export async function listKeys(backend: Backend, accountName: string): Promise<AdminOutcome<ApiKeyRecord[]>> {
+  const a = await account(backend, accountName);
+  return a.kind === 'refused' ? a : done(await backend.accounts.listApiKeys(a.value.id));
 }
 
 /**
  * The active keys of one account whose display prefix starts with `prefix` (a whole key given
  * by mistake stands for its display prefix): what `keys revoke` shows before it asks.
  */
-export async function keysToRevoke(backend: Backend, accountName: string, prefix: string): Promise<ApiKeyRecord[]> {
+export async function keysToRevoke(backend: Backend, accountName: string, prefix: string): Promise<AdminOutcome<ApiKeyRecord[]>> {
   // At least the mode part: `ps_test.` alone is every sandbox key of the account, which the
   // listing and the question before revoking make plain.
-  if (!/^ps_(live|test)\.[0-9A-Za-z]*$/.test(prefix)) throw new AdminRefusal('give a key display prefix such as ps_live.AbC123', 2);
+  if (!/^ps_(live|test)\.[0-9A-Za-z]*$/.test(prefix)) return refused('invalid_argument', 'give a key display prefix such as ps_live.AbC123');
   const wanted = keyShape(prefix) ? displayPrefixOf(prefix) : prefix;
   const keys = await listKeys(backend, accountName);
-  const matching = keys.filter((k) => k.revokedAt === null && k.displayPrefix.startsWith(wanted));
-  if (matching.length === 0) throw new AdminRefusal(`no active key of account "${accountName}" starts with ${prefix}`);
-  return matching;
+  if (keys.kind === 'refused') return keys;
+  const matching = keys.value.filter((k) => k.revokedAt === null && k.displayPrefix.startsWith(wanted));
+  if (matching.length === 0) return refused('not_found', `no active key of account "${accountName}" starts with ${prefix}`);
+  return done(matching);
 }
 
 /** Revokes exactly these keys, by id within their account, each with its audit event. */
@@ -94,71 +88,58 @@ export async function revokeKeys(backend: Backend, keys: readonly ApiKeyRecord[]
 }
 
 /** Per-account token bucket (docs/design.md §4); null for both restores the service default. */
-export async function setRateLimit(backend: Backend, accountName: string, perSecond: number | null, burst: number | null): Promise<Account> {
-  if ((perSecond === null) !== (burst === null)) throw new AdminRefusal('give both --per-second and --burst, or --default', 2);
-  if (perSecond !== null && burst !== null && (perSecond < 1 || burst < 1)) throw new AdminRefusal('rates must be at least 1', 2);
-  const a = await account(backend, accountName);
-  await backend.accounts.setAccountRateLimit(a.id, perSecond, burst);
-  return { ...a, rateLimitPerSecond: perSecond, rateLimitBurst: burst };
-}
-
-export async function grantCredits(backend: Backend, accountName: string, credits: number): Promise<CreditBalance> {
-  return backend.ledger.grantCredits((await account(backend, accountName)).id, credits, new Date());
-}
-
-/**
- * importing → ready, or failed when the entries cannot be read to the end (the file is read
- * by src/files, the same reader as `presend batch FILE`). Entries are stored as given; an
- * invalid one becomes a `rejected` item when the list is verified (docs/design.md §5).
- */
-export async function importList(backend: Backend, accountName: string, entries: AsyncIterable<string>, label: string | null): Promise<ListRecord> {
-  const a = await account(backend, accountName);
-  const list = await backend.lists.createList({ accountId: a.id, name: label, now: new Date() });
-  try {
-    let chunk: string[] = [];
-    let count = 0;
-    for await (const email of entries) {
-      chunk.push(email);
-      count += 1;
-      if (chunk.length === 5000) {
-        await backend.lists.appendListEntries(list.id, chunk);
-        chunk = [];
-      }
-    }
-    if (chunk.length > 0) await backend.lists.appendListEntries(list.id, chunk);
-    if (count === 0) throw new AdminRefusal('no addresses in the file', 6);
-    return await backend.lists.finishListImport(list.id, 'ready');
-  } catch (err) {
-    await backend.lists.finishListImport(list.id, 'failed');
-    const code = err instanceof AdminRefusal ? err.exitCode : err instanceof TableError ? 6 : 1;
-    throw new AdminRefusal(`list import failed (list ${list.id} is marked failed): ${err instanceof Error ? err.message : String(err)}`, code);
+export async function setRateLimit(backend: Backend, accountName: string, perSecond: number | null, burst: number | null): Promise<AdminOutcome<Account>> {
+  if ((perSecond === null) !== (burst === null)) return refused('invalid_argument', 'give both --per-second and --burst, or --default');
+  if (perSecond !== null && burst !== null && !(Number.isSafeInteger(perSecond) && Number.isSafeInteger(burst) && perSecond >= 1 && burst >= 1)) {
+    return refused('invalid_argument', 'rates must be whole numbers of at least 1');
   }
+  const a = await account(backend, accountName);
+  if (a.kind === 'refused') return a;
+  await backend.accounts.setAccountRateLimit(a.value.id, perSecond, burst);
+  return done({ ...a.value, rateLimitPerSecond: perSecond, rateLimitBurst: burst });
 }
 
-/** Output of an admin command: text for people, or the same facts as JSON with --json. */
-export interface AdminOutput {
-  text: string;
-  json: unknown;
+export async function grantCredits(backend: Backend, accountName: string, credits: number): Promise<AdminOutcome<CreditBalance>> {
+  if (!isWholeNumber(credits)) return refused('invalid_argument', `credits must be a whole number ≥ 0, got ${credits}`);
+  const a = await account(backend, accountName);
+  return a.kind === 'refused' ? a : done(await backend.ledger.grantCredits(a.value.id, credits, new Date()));
 }
+
+/** An error met while reading the entries, told apart from one met while storing them. */
+class UnreadableEntries extends Error {}
 
 /**
- * Runs one admin command: reads the configuration (`--database` over PRESEND_DATABASE_URL),
- * opens the backend, prints the result, maps refusals to exit codes (0 ok, 2 usage, 1 other).
- * Used by the thin command modules in src/cli/commands.
+ * importing → ready, or failed (docs/design.md §3) through the lists role's import. Entries are stored
+ * as given; an invalid one becomes a `rejected` item when the list is verified (docs/design.md §5).
+ * Entries that cannot be read to the end, or none at all, are a refusal naming the failed list;
+ * a store failure is thrown.
  */
-export async function runAdmin(
-  flags: { database?: string; json?: boolean },
-  fn: (backend: Backend, config: PresendConfig) => Promise<AdminOutput>,
-): Promise<void> {
+export async function importList(backend: Backend, accountName: string, entries: AsyncIterable<string>, label: string | null): Promise<AdminOutcome<ListRecord>> {
+  const a = await account(backend, accountName);
+  if (a.kind === 'refused') return a;
+  let read = 0;
+  async function* chunks(): AsyncGenerator<string[]> {
+    let chunk: string[] = [];
+    try {
+      for await (const email of entries) {
+        chunk.push(email);
+        read += 1;
+        if (chunk.length === 5000) {
+          yield chunk;
+          chunk = [];
+        }
+      }
+    } catch (err) {
+      throw new UnreadableEntries(err instanceof Error ? err.message : String(err), { cause: err });
+    }
+    if (chunk.length > 0) yield chunk;
+  }
   try {
-    const config = loadCommandConfig({ PRESEND_DATABASE_URL: flags.database });
-    const out = await withBackend(config, (backend) => fn(backend, config));
-    process.stdout.write(flags.json ? JSON.stringify(out.json, null, 2) + '\n' : out.text + '\n');
+    return done(await backend.lists.importList({ accountId: a.value.id, name: label, now: new Date(), entries: chunks() }));
   } catch (err) {
-    const code = err instanceof AdminRefusal ? err.exitCode : 1;
-    const message = err instanceof Error ? err.message : String(err);
-    if (flags.json) process.stdout.write(JSON.stringify({ error: message }) + '\n');
-    process.stderr.write(`presend: ${message}\n`);
-    process.exitCode = code;
+    if (!(err instanceof ListImportFailed)) throw err;
+    if (err.cause instanceof UnreadableEntries) return refused('unreadable_input', err.message);
+    if (read === 0) return refused('empty_input', err.message);
+    throw err;
   }
 }

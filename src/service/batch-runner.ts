@@ -17,6 +17,7 @@ import type { ClaimedItem } from '../store/store.js';
 import { toStoredResult } from '../store/store.js';
 import type { Backend, BatchesRole, WorkQueueRole } from '../store/backend.js';
 import type { PresendConfig } from '../config.js';
+import type { Logger } from '../logger.js';
 import type { EngineResult } from '../core/types.js';
 import { engineFor } from './engines.js';
 import type { Engines } from './engines.js';
@@ -45,7 +46,7 @@ export interface BatchRunnerOptions {
   pollMs: number;
   /** Affinity name: same name = same egress host (config.workerId). */
   affinity: string;
-  log?: (msg: string, extra?: Record<string, unknown>) => void;
+  log: Logger;
   now?: () => Date;
 }
 
@@ -95,7 +96,7 @@ export class BatchRunner {
           affinityGraceMs: this.o.affinityGraceMs ?? Math.max(this.o.recheckDelayMs, 60_000),
         });
       } catch (err) {
-        this.o.log?.('worker could not claim items', { err: String(err) });
+        this.o.log.warn({ err }, 'worker could not claim items');
       }
       if (claimed.length === 0) {
         await draining;
@@ -108,7 +109,7 @@ export class BatchRunner {
         draining = drained;
       } catch (err) {
         // A store outage mid-chunk: the leases expire and the items are taken up again.
-        this.o.log?.('worker chunk failed', { err: String(err) });
+        this.o.log.warn({ err }, 'worker chunk failed');
         await this.o.work.waitForWork(signal, this.o.pollMs);
       }
     }
@@ -152,7 +153,7 @@ export class BatchRunner {
     const writes: Promise<void>[] = [];
     for (const item of items) {
       if (item.attempts >= maxAttempts) {
-        writes.push(this.finish(item, failedResult(this.now())).catch((err: unknown) => this.o.log?.('could not store an item result', { err: String(err), itemId: item.itemId })));
+        writes.push(this.finish(item, failedResult(this.now())).catch((err: unknown) => this.o.log.warn({ err, itemId: item.itemId }, 'could not store an item result')));
         open.delete(item.itemId);
       }
     }
@@ -183,7 +184,7 @@ export class BatchRunner {
             { signal: chunk.signal },
           );
         } catch (err) {
-          this.o.log?.('engine failed on a chunk; retrying its addresses one by one', { err: String(err) });
+          this.o.log.error({ err }, 'engine failed on a chunk; retrying its addresses one by one');
           // Isolate the address that breaks the engine so its chunk-mates still finish.
           for (const [email, targets] of byEmail) {
             if (chunk.signal.aborted || !targets.some((t) => open.has(t.itemId))) continue;
@@ -192,7 +193,7 @@ export class BatchRunner {
               if (chunk.signal.aborted) continue;
               for (const item of targets) answer(item, result);
             } catch (single) {
-              this.o.log?.('engine failed on an address', { err: String(single), email });
+              this.o.log.error({ err: single, email }, 'engine failed on an address');
             }
           }
         }
@@ -212,11 +213,11 @@ export class BatchRunner {
       const lost = await this.o.work.renewLeases(this.owner, [...open.keys()], until);
       if (lost.length === 0) return;
       for (const id of lost) open.delete(id);
-      this.o.log?.('leases lost: another worker took these items over; this worker stops them', { lost: lost.length, itemIds: lost.slice(0, 20) });
+      this.o.log.warn({ lost: lost.length, itemIds: lost.slice(0, 20) }, 'leases lost: another worker took these items over; this worker stops them');
       if (open.size === 0) chunk.abort(new Error('every lease of the chunk was lost'));
     } catch (err) {
       // The next renewal retries; a lease is three renewal periods long.
-      this.o.log?.('could not renew leases', { err: String(err), items: open.size });
+      this.o.log.warn({ err, items: open.size }, 'could not renew leases');
     }
   }
 
@@ -233,7 +234,7 @@ export class BatchRunner {
       await this.o.work.renewLeases(this.owner, ids, new Date(this.now().getTime() + Math.min(this.leaseMs, 2_000)));
     } catch (err) {
       // Their leases run out and another claim takes them up.
-      this.o.log?.('could not hand unfinished items back; their leases will expire', { err: String(err), items: ids.length });
+      this.o.log.warn({ err, items: ids.length }, 'could not hand unfinished items back; their leases will expire');
     }
   }
 
@@ -247,7 +248,7 @@ export class BatchRunner {
           // This process wakes itself when the recheck is due; the queue's wake-up is for the other processes of this affinity.
           this.noteRecheck(recheckAt.getTime());
           // The store keeps the item; the queue only wakes this worker when it is due (polling covers a lost wake-up).
-          await this.o.work.scheduleRecheck(this.affinity, recheckAt).catch((err: unknown) => this.o.log?.('could not schedule a recheck wake-up; polling covers it', { err: String(err) }));
+          await this.o.work.scheduleRecheck(this.affinity, recheckAt).catch((err: unknown) => this.o.log.warn({ err }, 'could not schedule a recheck wake-up; polling covers it'));
           return;
         }
         await this.finish(item, greylistExhausted(toStoredResult(result), now, this.o.recheckDelayMs));
@@ -255,7 +256,7 @@ export class BatchRunner {
       }
       await this.finish(item, toStoredResult(result));
     } catch (err) {
-      this.o.log?.('could not store an item result', { err: String(err), itemId: item.itemId });
+      this.o.log.warn({ err, itemId: item.itemId }, 'could not store an item result');
     }
   }
 
@@ -266,8 +267,9 @@ export class BatchRunner {
 }
 
 /** A batch runner's settings from the configuration (src/config.ts), on the backend's roles. */
-export function batchRunnerOptions(config: PresendConfig, backend: Backend, engines: Engines): BatchRunnerOptions {
+export function batchRunnerOptions(config: PresendConfig, backend: Backend, engines: Engines, log: Logger): BatchRunnerOptions {
   return {
+    log,
     work: backend.work,
     batches: backend.batches,
     engines,

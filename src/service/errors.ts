@@ -1,5 +1,5 @@
 /**
- * The one catalog of error codes that cross the wire (DESIGN.md §4): each code with its default
+ * The one catalog of error codes that cross the wire (docs/design.md §4): each code with its default
  * message and the condition that raises it. The service refuses with these codes as data
  * (`Refusal`); how a code is spoken over HTTP (its status) is the API's business and lives only
  * in src/api/errors.ts, which must give every code here a status (a missing one fails the
@@ -47,7 +47,7 @@ export const ERROR_CATALOG = {
   },
   not_found: {
     message: 'No such route.',
-    when: 'A path or method outside the interface (not an API code of DESIGN.md §4: the transport’s own 404).',
+    when: 'A path or method outside the interface (not an API code of docs/design.md §4: the transport’s own 404).',
   },
   list_not_ready: {
     message: 'The list is not ready.',
@@ -59,7 +59,7 @@ export const ERROR_CATALOG = {
   },
   internal_error: {
     message: 'Internal error.',
-    when: 'A bug or an unreachable store: logged with its cause, answered with this generic message only (not an API code of DESIGN.md §4).',
+    when: 'A bug or an unreachable store: logged with its cause, answered with this generic message only (not an API code of docs/design.md §4).',
   },
   engine_unavailable: {
     message: 'The verification engine failed.',

@@ -5,6 +5,8 @@
  * one per request.
  */
 import type { AccountsRole, KeyManagementRole } from '../store/backend.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
 
 const RECORD_EVERY_MS = 60_000;
 const FLUSH_EVERY_MS = 5_000;
@@ -17,7 +19,7 @@ export class KeyUsageRecorder {
   constructor(
     private readonly keys: Pick<KeyManagementRole, 'noteKeyUse'>,
     private readonly now: () => Date = () => new Date(),
-    private readonly log: (msg: string, extra?: Record<string, unknown>) => void = () => undefined,
+    private readonly log: Logger = silentLogger,
   ) {
     this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
     this.timer.unref();
@@ -53,7 +55,7 @@ export class KeyUsageRecorder {
     try {
       await this.keys.noteKeyUse([...batch].map(([keyId, at]) => ({ keyId, at })));
     } catch (err) {
-      this.log('recording key use failed', { err: String(err) });
+      this.log.warn({ err }, 'recording key use failed');
     }
   }
 

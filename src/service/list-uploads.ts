@@ -10,6 +10,7 @@
  * stored copy, in the background, on the node that took the choice.
  */
 import type { ListFilesRole, ListsRole } from '../store/backend.js';
+import type { Logger } from '../logger.js';
 import type { BadRow, ColumnChoice } from '../store/owner-records.js';
 import type { ListRecord } from '../store/store.js';
 import { AddressRows, listEntries, openTable, TableError } from '../files/index.js';
@@ -38,7 +39,7 @@ export interface ListUploadsDeps {
   lists: ListsRole;
   listFiles: ListFilesRole;
   now?: () => Date;
-  log?: (msg: string, extra?: Record<string, unknown>) => void;
+  log?: Logger;
 }
 
 /** The columns of a sample that hold addresses: named so in the header, or addresses in most of their cells. */
@@ -107,7 +108,7 @@ export class ListUploads {
         const done = await this.importRows(listId, layout, table.rows);
         await this.deps.listFiles.describeFile(listId, { sizeBytes: file.sizeBytes, layoutJson: JSON.stringify({ layout, width: done.width } satisfies StoredLayout), columnChoices: null });
       } catch (err) {
-        await this.fail(listId, err, async () => undefined).catch((failed: unknown) => this.deps.log?.('could not mark a list import failed', { listId, err: String(failed) }));
+        await this.fail(listId, err, async () => undefined).catch((failed: unknown) => this.deps.log?.warn({ listId, err: failed }, 'could not mark a list import failed'));
       }
     })();
     return true;
@@ -157,7 +158,7 @@ export class ListUploads {
   }
 
   private async fail(listId: string, err: unknown, drain: () => Promise<void>): Promise<ListRecord> {
-    if (!(err instanceof TableError)) this.deps.log?.('list upload failed', { listId, err: String(err) });
+    if (!(err instanceof TableError)) this.deps.log?.warn({ listId, err }, 'list upload failed');
     await drain().catch(() => undefined);
     await this.deps.listFiles.recordImportError(listId, explain(err), err instanceof TableError ? err.line : null);
     return this.deps.lists.finishListImport(listId, 'failed');

@@ -7,7 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { parseAddress } from '../core/syntax/address.js';
 import type { Backend } from '../store/backend.js';
 import type { OwnerUser, PasswordTokenPurpose } from '../store/owner-records.js';
-import { AdminRefusal } from './admin.js';
+import { refused } from './admin.js';
+import type { AdminOutcome } from './admin.js';
 
 /** How long a link stays usable: long enough to reach a new owner, short for a reset. */
 const LINK_LIFETIME_MS: Record<PasswordTokenPurpose, number> = { set: 72 * 3_600_000, reset: 3_600_000 };
@@ -46,28 +47,27 @@ export interface OwnerLink {
 export async function createOwner(
   backend: Pick<Backend, 'accounts' | 'users'>,
   input: { accountName: string; email: string; baseUrl: string; now?: Date; createAccount?: { credits: number } },
-): Promise<OwnerLink & { accountCreated: boolean }> {
+): Promise<AdminOutcome<OwnerLink & { accountCreated: boolean }>> {
   const now = input.now ?? new Date();
   const email = input.email.trim();
-  const parsed = parseAddress(email);
-  if (!parsed.ok) throw new AdminRefusal(`not an email address: "${email}"`, 2);
-  if (input.accountName.trim() === '') throw new AdminRefusal('the account name must not be empty', 2);
+  if (!parseAddress(email).ok) return refused('invalid_argument', `not an email address: "${email}"`);
+  if (input.accountName.trim() === '') return refused('invalid_argument', 'the account name must not be empty');
   let account = await backend.accounts.findAccountByName(input.accountName);
   let accountCreated = false;
   if (!account && input.createAccount) {
     account = await backend.accounts.createAccount({ name: input.accountName, credits: input.createAccount.credits, now });
     accountCreated = account !== null;
   }
-  if (!account) throw new AdminRefusal(`no account named "${input.accountName}" (add --create-account to create it)`);
+  if (!account) return refused('not_found', `no account named "${input.accountName}" (add --create-account to create it)`);
   const user = await backend.users.createUser({ accountId: account.id, email, now });
-  if (!user) throw new AdminRefusal(`an owner with the email ${email.toLowerCase()} already exists`);
-  return { user, accountCreated, ...(await issueLink(backend, user, 'set', input.baseUrl, now)) };
+  if (!user) return refused('already_exists', `an owner with the email ${email.toLowerCase()} already exists`);
+  return { kind: 'done', value: { user, accountCreated, ...(await issueLink(backend, user, 'set', input.baseUrl, now)) } };
 }
 
 /** A new link for an owner who forgot the password; the old password works until the link is used. */
-export async function resetPasswordLink(backend: Pick<Backend, 'users'>, input: { email: string; baseUrl: string; now?: Date }): Promise<OwnerLink> {
+export async function resetPasswordLink(backend: Pick<Backend, 'users'>, input: { email: string; baseUrl: string; now?: Date }): Promise<AdminOutcome<OwnerLink>> {
   const now = input.now ?? new Date();
   const user = await backend.users.findUserByEmail(input.email.trim());
-  if (!user) throw new AdminRefusal(`no owner with the email ${input.email.trim().toLowerCase()}`);
-  return { user, ...(await issueLink(backend, user, user.passwordSetAt === null ? 'set' : 'reset', input.baseUrl, now)) };
+  if (!user) return refused('not_found', `no owner with the email ${input.email.trim().toLowerCase()}`);
+  return { kind: 'done', value: { user, ...(await issueLink(backend, user, user.passwordSetAt === null ? 'set' : 'reset', input.baseUrl, now)) } };
 }

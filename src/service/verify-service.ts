@@ -17,6 +17,7 @@ import type { Engines } from './engines.js';
 import { idempotencyClaim } from './idempotency.js';
 import type { Metrics } from './metrics.js';
 import type { Engine } from '../core/ports.js';
+import type { Logger } from '../logger.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
 export const DEFAULT_VERIFY_TIMEOUT_MS = 15_000;
@@ -37,7 +38,7 @@ export interface VerifyServiceOptions {
   /** Lease of a running check (config.leaseMs); renewed and swept for abandoned checks every third of it. */
   leaseMs: number;
   now?: () => Date;
-  log?: (msg: string, extra?: Record<string, unknown>) => void;
+  log: Logger;
 }
 
 type Settled = { ok: true; record: VerificationRecord } | { ok: false };
@@ -59,7 +60,7 @@ export class VerifyService {
   start(): void {
     if (this.maintenance) return;
     const tick = (): void => {
-      void this.maintain().catch((err: unknown) => this.options.log?.('verification lease upkeep failed', { err: String(err) }));
+      void this.maintain().catch((err: unknown) => this.options.log.warn({ err }, 'verification lease upkeep failed'));
     };
     this.maintenance = setInterval(tick, Math.max(10, Math.floor(this.leaseMs / 3)));
     this.maintenance.unref();
@@ -75,7 +76,7 @@ export class VerifyService {
     if (this.draining || room <= 0) return;
     for (const record of await verifications.claimAbandoned({ now, leaseExpiresAt: until, limit: room })) {
       if (this.inFlight.has(record.id)) continue; // still ours: its renewal was only late
-      this.options.log?.('resuming an abandoned verification', { verificationId: record.id });
+      this.options.log.info({ verificationId: record.id }, 'resuming an abandoned verification');
       // Live checks hold a credit; sandbox ones are the unbilled ones.
       void this.run(record, engineFor(engines, !record.billable));
     }
@@ -157,11 +158,11 @@ export class VerifyService {
         this.observe(stored);
         return { ok: true, record: stored };
       } catch (err) {
-        this.options.log?.('single verification failed', { err: String(err), verificationId: record.id });
+        this.options.log.warn({ err, verificationId: record.id }, 'single verification failed');
         // The engine never throws for an address's behaviour; a throw is a bug or an outage (502).
         await verifications.fail({ verificationId: record.id, now: this.now() }).catch((failed: unknown) =>
           // Its lease runs out and another sweep takes it up again.
-          this.options.log?.('could not mark a verification failed', { err: String(failed), verificationId: record.id }),
+          this.options.log.warn({ err: failed, verificationId: record.id }, 'could not mark a verification failed'),
         );
         return { ok: false };
       }

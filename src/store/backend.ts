@@ -1,5 +1,5 @@
 /**
- * The store contract, split by role. Everything Presend keeps goes through one of these narrow
+ * Serves every role: their interfaces. The store contract, split by role. Everything Presend keeps goes through one of these narrow
  * interfaces; `openBackend(url)` (src/store/open-backend.ts) returns them together, on SQLite or
  * on PostgreSQL, and closes them together. The service, the worker, the API and the CLI see
  * only roles, never the database kind. test/store/contract.ts runs one suite against both

@@ -1,5 +1,5 @@
 /**
- * Store-independent rules both store implementations apply inside their transactions, so
+ * Roles: ledger, verifications, batches (the rules they bill and count by). Store-independent rules both store implementations apply inside their transactions, so
  * SQLite and PostgreSQL bill, count and finalize identically (DESIGN.md §3–§5).
  */
 import type { AddressHistory, Billing, PresendEnvelope } from '../core/types.js';

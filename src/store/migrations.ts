@@ -1,5 +1,5 @@
 /**
- * The numbered migrations of each dialect (src/store/migrations/{sqlite,postgres}/NNN_name.sql),
+ * Serves every role: the schema. The numbered migrations of each dialect (src/store/migrations/{sqlite,postgres}/NNN_name.sql),
  * read from the sources or the build. Dialect-neutral: the PostgreSQL backend lists its
  * migrations without loading SQLite's native module.
  */

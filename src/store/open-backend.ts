@@ -1,16 +1,21 @@
 /**
- * Opens every role of the store named by a database URL (DESIGN.md §2): `sqlite:PATH`,
+ * Serves every role: opens them together. Opens every role of the store named by a database URL (DESIGN.md §2): `sqlite:PATH`,
  * `sqlite::memory:` or `postgres://…`. Each dialect's backend is loaded only when asked for:
  * a SQLite install never loads pg, a PostgreSQL node never loads SQLite's native module.
  */
 import { defaultConfig } from '../config.js';
 import type { PresendConfig } from '../config.js';
 import type { Backend } from './backend.js';
+import { silentLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+
+/** Where the backend reports what it survives (a lost LISTEN connection, an idle client dropped by the server). */
+export type Log = Logger;
 
 /** What a backend reads from the configuration (src/config.ts). */
 export type BackendConfig = Pick<
   PresendConfig,
-  'databasePoolSize' | 'sharedPoolSize' | 'queuePoolSize' | 'mxSlotLeaseMs' | 'maxSessionsPerMx' | 'workerId'
+  'databasePoolSize' | 'sharedPoolSize' | 'mxSlotLeaseMs' | 'maxSessionsPerMx'
 >;
 
 export interface BackendOptions {
@@ -20,6 +25,8 @@ export interface BackendOptions {
   migrate?: boolean;
   /** `presend serve` / `presend worker`, not a one-shot admin command (SQLite then checkpoints in the background). */
   longRunning?: boolean;
+  /** Default: a logger that writes nothing. */
+  log?: Logger;
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -28,13 +35,14 @@ export function isPostgresUrl(url: string): boolean {
 
 export async function openBackend(databaseUrl: string, options: BackendOptions = {}): Promise<Backend> {
   const config = defaultConfig(options.config);
+  const log = (options.log ?? silentLogger).child({ part: 'store' });
   let backend: Backend;
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteBackend } = await import('./sqlite/backend.js');
     backend = openSqliteBackend(databaseUrl, config, { longRunning: options.longRunning ?? false });
   } else if (isPostgresUrl(databaseUrl)) {
     const { openPostgresBackend } = await import('./postgres/backend.js');
-    backend = await openPostgresBackend(databaseUrl, config);
+    backend = await openPostgresBackend(databaseUrl, config, log);
   } else {
     throw new Error(`unsupported database URL: ${databaseUrl}`);
   }

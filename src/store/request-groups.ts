@@ -1,5 +1,5 @@
 /**
- * The item groups behind a request's counters, without counting every item on each status
+ * Role: batches (their counters). The item groups behind a request's counters, without counting every item on each status
  * poll or results page (that GROUP BY was 12 % of the SQLite server's time in the batch
  * benchmark, BENCHMARKS.md §4, and 3–6 ms per poll of a 10,000-item batch on PostgreSQL).
  * Final items never change, so their groups are summed once per process and then extended by

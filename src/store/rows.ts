@@ -1,5 +1,5 @@
 /**
- * Row shapes shared by the SQLite and PostgreSQL stores, and their mapping to the store
+ * Roles: accounts, lists, verifications (row mapping). Row shapes shared by the SQLite and PostgreSQL stores, and their mapping to the store
  * contract's records. Both schemas name columns alike; only booleans differ (SQLite stores
  * 0/1), so the mappers accept either.
  */

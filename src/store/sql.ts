@@ -1,5 +1,5 @@
 /**
- * The small query interface every transaction script of the store is written against, once:
+ * Serves every role: the query interface. The small query interface every transaction script of the store is written against, once:
  * SQLite (src/store/sqlite/database.ts) and PostgreSQL (src/store/postgres/database.ts) both
  * implement it. Statements use `?` placeholders and the SQL both dialects understand (upserts,
  * RETURNING, FILTER, CASE); what differs is a named fragment of `Dialect` or a function of the
@@ -43,13 +43,19 @@ export interface Dialect {
   readonly inList: string;
 }
 
-/** One connection inside a transaction (or, on `Db`, a single statement on its own). */
+/** A value, or a promise of it: always `await`ed by the scripts. */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * One connection inside a transaction. SQLite answers synchronously (a promise per statement
+ * was measurable on the API path); PostgreSQL with promises. Scripts `await` every call.
+ */
 export interface Tx {
   readonly dialect: Dialect;
-  all<R>(sql: string, params?: readonly Param[]): Promise<R[]>;
-  get<R>(sql: string, params?: readonly Param[]): Promise<R | undefined>;
+  all<R>(sql: string, params?: readonly Param[]): Awaitable<R[]>;
+  get<R>(sql: string, params?: readonly Param[]): Awaitable<R | undefined>;
   /** Rows changed. */
-  run(sql: string, params?: readonly Param[]): Promise<number>;
+  run(sql: string, params?: readonly Param[]): Awaitable<number>;
 }
 
 /** Outcome as data: returned from `write`, it rolls the transaction back and still hands its value to the caller. */
@@ -58,6 +64,10 @@ export class Rollback<T> {
 }
 
 export interface Db extends Tx {
+  /** A single statement on its own. */
+  all<R>(sql: string, params?: readonly Param[]): Promise<R[]>;
+  get<R>(sql: string, params?: readonly Param[]): Promise<R | undefined>;
+  run(sql: string, params?: readonly Param[]): Promise<number>;
   /**
    * One write transaction: all of `fn` or nothing. Serialization failures and deadlocks are
    * retried (PostgreSQL); writes issued together may share one commit (SQLite's group commit),

@@ -1,5 +1,5 @@
 /**
- * The records of the store contract: what the roles of src/store/backend.ts take and return
+ * Serves every role: the records they take and return. The records of the store contract: what the roles of src/store/backend.ts take and return
  * (accounts, keys, balances, lists, checks, batch requests, items and their results). Plain
  * data, the same on every dialect.
  */

@@ -1,5 +1,5 @@
 /**
- * UUIDv7 (RFC 9562 §5.7): 48 bits of Unix milliseconds, then random bits. Checks and requests
+ * Roles: verifications (check ids). UUIDv7 (RFC 9562 §5.7): 48 bits of Unix milliseconds, then random bits. Checks and requests
  * are created in time order, so their ids land at the end of the primary-key index instead of
  * on a random leaf page — one page fewer dirtied by each insert's commit.
  */

@@ -1,12 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
-import type { Socket } from 'node:net';
-import { once } from 'node:events';
 import { startHarness, newIdem } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { assertSpecAnswer, parseRaw, rawRequest } from './raw-http.js';
-import type { RawAnswer } from './raw-http.js';
+import { assertSpecAnswer } from './raw-http.js';
+import { slowClient } from './slow-client.js';
 
 /**
  * Slow clients (slowloris): a request whose body never finishes must not hold a connection,
@@ -14,37 +11,8 @@ import type { RawAnswer } from './raw-http.js';
  * (60 s by default); the deadline covers receiving the request, never the wait of /v1/verify.
  */
 const REQUEST_TIMEOUT_MS = 1000;
-/** Generous bound on "the server ended it": many deadlines plus Node's checking interval. */
-const ENDED_WITHIN_MS = 15_000;
 
-interface SlowClient {
-  socket: Socket;
-  answer: Promise<RawAnswer & { endedByServer: boolean }>;
-}
-
-/** Sends the head and the first bytes of a body it never finishes; `trickleMs` keeps it busy. */
-function slowClient(url: string, key: string, trickleMs: number | null): SlowClient {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  const chunks: Buffer[] = [];
-  socket.on('data', (c: Buffer) => chunks.push(c));
-  socket.on('error', () => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  socket.once('connect', () => {
-    socket.write(`POST /v1/verify HTTP/1.1\r\nhost: ${hostname}\r\nx-api-key: ${key}\r\nidempotency-key: ${newIdem()}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"email":"`);
-    if (trickleMs !== null) timer = setInterval(() => socket.write('a'), trickleMs);
-  });
-  const answer = new Promise<RawAnswer & { endedByServer: boolean }>((resolve) => {
-    const guard = setTimeout(() => socket.destroy(), ENDED_WITHIN_MS);
-    socket.once('close', () => {
-      clearTimeout(guard);
-      clearInterval(timer);
-      resolve({ ...parseRaw(Buffer.concat(chunks)), endedByServer: chunks.length > 0 });
-    });
-  });
-  return { socket, answer };
-}
-
+// Three hundred stalled connections at once: a bounded-load test, in test/load/stalled-connections.load.ts.
 describe('slow clients', () => {
   let h: Harness;
   let key = '';
@@ -73,12 +41,4 @@ describe('slow clients', () => {
     assert.equal(r.body.status, 'completed');
   });
 
-  test('three hundred stalled connections do not starve other clients, and all of them are ended by the server', async () => {
-    const stalled = Array.from({ length: 300 }, () => slowClient(h.url, key, null));
-    await Promise.all(stalled.map((c) => once(c.socket, 'connect')));
-    const others = await Promise.all(Array.from({ length: 20 }, () => rawRequest(h.url, 'GET', '/v1/requests/00000000-0000-4000-8000-000000000000', { 'x-api-key': key })));
-    for (const r of others) assert.equal(r.status, 404);
-    const answers = await Promise.all(stalled.map((c) => c.answer));
-    assert.equal(answers.filter((a) => a.endedByServer).length, 300);
-  });
 });

@@ -1,6 +1,6 @@
 /**
  * The error catalog kept honest (STYLE.md, after Fastify): every code of the service's catalog
- * has an HTTP status in src/api, each route answers exactly the error statuses interface-spec.md
+ * has an HTTP status in src/api, each route answers exactly the error statuses docs/interface-spec.md
  * §7 lists for it, docs/errors.md shows every code with its status, and no file of the service
  * imports src/api (layers point down).
  */
@@ -9,41 +9,19 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ERROR_CATALOG, ERROR_CODES } from '../../src/service/errors.js';
-import type { ErrorCode } from '../../src/service/errors.js';
+import { ERROR_CODES } from '../../src/service/errors.js';
 import { HTTP_STATUS, ROUTE_ERRORS, ROUTE_NAMES, statusOf } from '../../src/api/errors.js';
+import { renderErrorTables } from './error-tables.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** interface-spec.md §7, "Status codes per route", copied from the spec. */
+/** docs/interface-spec.md §7, "Status codes per route", copied from the spec. */
 const SPEC_ERROR_STATUSES: Record<string, number[]> = {
   'POST /v1/verify': [400, 401, 402, 429, 502, 503],
   'POST /v1/requests': [400, 401, 402, 404, 422, 429, 503],
   'GET /v1/requests/{id}': [401, 404, 429],
   'GET /v1/requests/{id}/results': [401, 404, 429],
 };
-
-function statusText(code: ErrorCode): string {
-  const exceptions = ROUTE_NAMES.filter((r) => ROUTE_ERRORS[r].codes.includes(code) && statusOf(code, r) !== HTTP_STATUS[code]);
-  if (exceptions.length === 0) return String(HTTP_STATUS[code]);
-  const usual = ROUTE_NAMES.filter((r) => ROUTE_ERRORS[r].codes.includes(code) && !exceptions.includes(r));
-  return [`${HTTP_STATUS[code]} (${usual.map((r) => `\`${r}\``).join(', ')})`, ...exceptions.map((r) => `${statusOf(code, r)} (\`${r}\`)`)].join(', ');
-}
-
-/** The tables docs/errors.md must contain, as this test renders them from the catalog. */
-export function renderErrorTables(): string {
-  const codes = ERROR_CODES.map((c) => `| \`${c}\` | ${statusText(c)} | ${ERROR_CATALOG[c].message} | ${ERROR_CATALOG[c].when} |`);
-  const routes = ROUTE_NAMES.map((r) => `| \`${r}\` | ${ROUTE_ERRORS[r].statuses.join(', ')} | ${ROUTE_ERRORS[r].codes.map((c) => `\`${c}\``).join(', ')} |`);
-  return [
-    '| code | HTTP status | default message | raised when |',
-    '|---|---|---|---|',
-    ...codes,
-    '',
-    '| route | error statuses (interface-spec.md §7) | codes |',
-    '|---|---|---|',
-    ...routes,
-  ].join('\n');
-}
 
 describe('the error catalog', () => {
   test('every code of the service catalog has exactly one HTTP status in src/api, and no status is given for an unknown code', () => {
@@ -61,7 +39,7 @@ describe('the error catalog', () => {
     }
   });
 
-  test('idempotency_key_reused is 400 on POST /v1/verify and 422 on POST /v1/requests (DESIGN.md §4)', () => {
+  test('idempotency_key_reused is 400 on POST /v1/verify and 422 on POST /v1/requests (docs/design.md §4)', () => {
     assert.equal(statusOf('idempotency_key_reused', 'POST /v1/verify'), 400);
     assert.equal(statusOf('idempotency_key_reused', 'POST /v1/requests'), 422);
   });
@@ -69,7 +47,9 @@ describe('the error catalog', () => {
   test('docs/errors.md lists every code with its status, message and cause, and every route with its codes', () => {
     const doc = readFileSync(join(root, 'docs/errors.md'), 'utf8');
     const expected = renderErrorTables();
-    assert.ok(doc.includes(expected), `docs/errors.md is out of date with the catalog; its tables should read:\n\n${expected}\n`);
+    // The section holds the two tables and nothing else.
+    const section = /\n## The codes\n\n([\s\S]*?)\n\n(?=[^|])/.exec(doc)?.[1];
+    assert.equal(section, expected, `docs/errors.md is out of date with the catalog; the section "The codes" should read:\n\n${expected}\n`);
   });
 });
 
@@ -92,7 +72,7 @@ describe('layers point down', () => {
     assert.deepEqual(offenders, []);
   });
 
-  // The SDK de-duplicates a file as the service will (DESIGN.md §4, batch duplicates), so it may
+  // The SDK de-duplicates a file as the service will (docs/design.md §4, batch duplicates), so it may
   // use the engine's pure syntax module; nothing else of the server.
   test('the client SDK imports nothing of the server but the wire schemas and the address syntax', () => {
     const allowed = (i: string): boolean => i.startsWith('src/client/') || i === 'src/api/schemas.js' || i.startsWith('src/core/syntax/');

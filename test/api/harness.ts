@@ -1,6 +1,7 @@
 /**
- * Test harness: a real Presend server on 127.0.0.1:0 over a temp SQLite file (or memory),
- * accounts and keys made through the store, and a small fetch wrapper.
+ * Test harness: a real Presend server on 127.0.0.1:0 over the backend asked for (a temp SQLite
+ * file by default, or a fresh PostgreSQL database of its own, dropped on close), accounts and
+ * keys made through the store, and a small fetch wrapper.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,8 @@ import type { Engines } from '../../src/service/engines.js';
 import type { Backend } from '../../src/store/backend.js';
 import { testEngines } from './engines.js';
 import { assertMatches } from './schema-check.js';
+import type { BackendName } from './backends.js';
+import { freshDatabase } from '../scale/fresh-database.js';
 import { BatchRequest, ErrorBody, ResultsPage, VerifyResult } from '../../src/api/schemas.js';
 import type { TSchema } from '@sinclair/typebox';
 
@@ -43,25 +46,52 @@ export interface Harness {
 
 let counter = 0;
 
-export async function startHarness(opts: { env?: Record<string, string>; engines?: Engines; server?: Partial<ServerOptions> } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  /** SQLite (default) or PostgreSQL (a fresh database, dropped on close); ignored when env names a database. */
+  backend?: BackendName;
+  env?: Record<string, string>;
+  engines?: Engines;
+  server?: Partial<ServerOptions>;
+}
+
+/** A database of the backend asked for, of this harness alone. */
+async function databaseFor(backend: BackendName, dir: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (backend === 'SQLite') return { url: `sqlite:${join(dir, 'presend.db')}`, drop: async () => undefined };
+  const fresh = await freshDatabase();
+  if (fresh.kind === 'skip') throw new Error(`PostgreSQL asked for but ${fresh.reason}`);
+  return fresh.db;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'presend-test-'));
+  // A database named in env (the adversarial suites' own) is used as it is, and left to its owner.
+  const given = opts.env?.PRESEND_DATABASE_URL;
+  const database = given ? { url: given, drop: async () => undefined } : await databaseFor(opts.backend ?? 'SQLite', dir);
   const config = loadConfig({
-    PRESEND_DATABASE_URL: `sqlite:${join(dir, 'presend.db')}`,
+    PRESEND_DATABASE_URL: database.url,
     PRESEND_HOST: '127.0.0.1',
     PRESEND_PORT: '0',
     PRESEND_RATE_LIMIT_PER_SECOND: '1000',
     PRESEND_RATE_LIMIT_BURST: '1000',
     ...opts.env,
   });
-  const backend = await openBackend(config.databaseUrl, { config });
-  const server = await startServer({
-    config,
-    backend,
-    engines: opts.engines ?? (await testEngines(config)),
-    logLevel: false,
-    worker: { pollMs: 50 },
-    ...opts.server,
-  });
+  let backend: Backend;
+  let server: RunningServer;
+  try {
+    backend = await openBackend(config.databaseUrl, { config });
+    server = await startServer({
+      config,
+      backend,
+      engines: opts.engines ?? (await testEngines(config)),
+      logLevel: false,
+      worker: { pollMs: 50 },
+      ...opts.server,
+    });
+  } catch (err) {
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const h: Harness = {
     server,
     backend,
@@ -102,6 +132,7 @@ export async function startHarness(opts: { env?: Record<string, string>; engines
     },
     async close() {
       await server.close();
+      await database.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,6 @@
 /**
  * The served OpenAPI document and /docs: named component schemas, operationIds, servers,
- * license, every response status of interface-spec.md §7 with its description and schema,
+ * license, every response status of docs/interface-spec.md §7 with its description and schema,
  * enums as enums, examples that match their schemas, and `redocly lint` with the recommended
  * rules clean on the document as served.
  */
@@ -212,6 +212,8 @@ describe('/docs', () => {
     assert.match(html, /id="schema-ClientDecisionEnvelopeV1"/);
     for (const field of ['contract_version', 'decision', 'verdict', 'confidence', 'billing', 'evidence_class']) assert.match(html, new RegExp(`<code>${field}</code>`));
     assert.match(html, /<code>&quot;send_with_caution&quot;<\/code>/);
+    assert.match(html, /A null decision is not permission to send/, 'a nullable field’s description is shown too');
     for (const code of Object.keys(ERROR_CATALOG)) assert.match(html, new RegExp(`<code>${code}</code>`));
+    assert.match(html, /<code>idempotency_key_reused<\/code> is 422 on <code>POST \/v1\/requests<\/code> \(400 elsewhere\)/);
   });
 });

@@ -1,14 +1,15 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { describeOnEveryBackend } from './backends.js';
 import { startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError } from './schema-check.js';
 import { startLiveService } from '../client/live-service.js';
 
-describe('operational routes and cross-cutting behaviour', () => {
+describeOnEveryBackend('operational routes and cross-cutting behaviour', (backend) => {
   let h: Harness;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ backend });
   });
   after(async () => h.close());
 
@@ -46,7 +47,7 @@ describe('operational routes and cross-cutting behaviour', () => {
     const stream = new PassThrough();
     let text = '';
     stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-    const logged = await startHarness({ server: { logLevel: 'trace', logStream: stream } });
+    const logged = await startHarness({ backend, server: { logLevel: 'trace', logStream: stream } });
     try {
       const a = await logged.newAccount(1);
       await logged.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@log.example' } });
@@ -75,6 +76,7 @@ describe('operational routes and cross-cutting behaviour', () => {
   });
 });
 
+// On PostgreSQL the same failure is a database outage under a running `presend serve`: test/api/outage.test.ts.
 describe('failures that are bugs or outages', () => {
   test('a store that fails answers 500 with the error body and no stack trace', async () => {
     const h = await startHarness();
@@ -91,9 +93,9 @@ describe('failures that are bugs or outages', () => {
   });
 });
 
-describe('graceful shutdown', () => {
+describeOnEveryBackend('graceful shutdown', (backend) => {
   test('while shutting down new work is 503 and /readyz is 503; running checks finish and are stored', async () => {
-    const h = await startHarness();
+    const h = await startHarness({ backend });
     const a = await h.newAccount(5);
     const pending = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'slow@x.example', timeoutMs: 10 } });
     assert.equal(pending.status, 202);

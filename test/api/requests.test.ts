@@ -1,13 +1,14 @@
-import { test, describe, before, after } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { describeOnEveryBackend } from './backends.js';
 import { startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isBatchRequest, isError } from './schema-check.js';
 
-describe('POST /v1/requests and GET /v1/requests/{id}', () => {
+describeOnEveryBackend('POST /v1/requests and GET /v1/requests/{id}', (backend) => {
   let h: Harness;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ backend });
   });
   after(async () => h.close());
 
@@ -190,7 +191,7 @@ describe('POST /v1/requests and GET /v1/requests/{id}', () => {
   });
 
   test('greylisted addresses keep the request running until their recheck, then it finalizes', async () => {
-    const g = await startHarness({ env: { PRESEND_RECHECK_DELAY_MS: '200' } });
+    const g = await startHarness({ backend, env: { PRESEND_RECHECK_DELAY_MS: '200' } });
     try {
       const a = await g.newAccount(5);
       const r = await g.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['greylisted@example.com', 'deliverable@example.com'] } });
@@ -221,9 +222,9 @@ describe('POST /v1/requests and GET /v1/requests/{id}', () => {
   });
 });
 
-describe('batches the engine cannot verify', () => {
+describeOnEveryBackend('batches the engine cannot verify', (backend) => {
   test('an address that breaks the engine ends failed after its attempts, its chunk-mates finish, and a batch of only those is failed', async () => {
-    const h = await startHarness({ server: { worker: { pollMs: 20, leaseMs: 150, maxAttempts: 2 } } });
+    const h = await startHarness({ backend, server: { worker: { pollMs: 20, leaseMs: 150, maxAttempts: 2 } } });
     try {
       const a = await h.newAccount(10);
       const mixed = await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['crash@x.example', 'deliverable@x.example'] } });

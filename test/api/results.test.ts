@@ -1,5 +1,6 @@
-import { test, describe, before, after } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { describeOnEveryBackend } from './backends.js';
 import { startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError, isResultsPage } from './schema-check.js';
@@ -31,10 +32,10 @@ async function exportAll(h: Harness, key: string, id: string, limit: number) {
   return { seen, pages };
 }
 
-describe('GET /v1/requests/{id}/results', () => {
+describeOnEveryBackend('GET /v1/requests/{id}/results', (backend) => {
   let h: Harness;
   before(async () => {
-    h = await startHarness({ env: { PRESEND_WORKER_CONCURRENCY: '16' } });
+    h = await startHarness({ backend, env: { PRESEND_WORKER_CONCURRENCY: '16' } });
   });
   after(async () => h.close());
 

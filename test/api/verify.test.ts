@@ -1,13 +1,14 @@
-import { test, describe, before, after } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { describeOnEveryBackend } from './backends.js';
 import { startHarness, newIdem } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError, isVerifyResult } from './schema-check.js';
 
-describe('POST /v1/verify', () => {
+describeOnEveryBackend('POST /v1/verify', (backend) => {
   let h: Harness;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ backend });
   });
   after(async () => h.close());
 
@@ -230,9 +231,9 @@ describe('POST /v1/verify', () => {
   });
 });
 
-describe('POST /v1/verify under load and shutdown', () => {
+describeOnEveryBackend('POST /v1/verify under load and shutdown', (backend) => {
   test('more checks in flight than allowed is 503 service_unavailable', async () => {
-    const h = await startHarness({ server: { maxInFlightVerifies: 1 } });
+    const h = await startHarness({ backend, server: { maxInFlightVerifies: 1 } });
     try {
       const a = await h.newAccount(5);
       const slow = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'slow@example.com', timeoutMs: 10 } });
@@ -244,7 +245,7 @@ describe('POST /v1/verify under load and shutdown', () => {
   });
 
   test('a key over its rate limit gets 429 with Retry-After and RateLimit headers on every route', async () => {
-    const h = await startHarness({ env: { PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '2' } });
+    const h = await startHarness({ backend, env: { PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '2' } });
     try {
       const a = await h.newAccount(5);
       const id = '00000000-0000-4000-8000-000000000000';

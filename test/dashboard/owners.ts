@@ -21,7 +21,8 @@ export async function newOwner(backend: Backend, baseUrl: string, credits = 1000
   assert.ok(account);
   const email = `owner${n}-${process.pid}@${accountName}.example`;
   const made = await createOwner(backend, { accountName, email, baseUrl });
-  return { accountName, accountId: account.id, email, password: `correct horse battery ${n}`, link: made.link };
+  assert.equal(made.kind, 'done');
+  return { accountName, accountId: account.id, email, password: `correct horse battery ${n}`, link: made.kind === 'done' ? made.value.link : '' };
 }
 
 /** Opens the one-time link, chooses the password, and signs in with it. */

@@ -94,7 +94,7 @@ export async function startApiNode(name: string, env: Record<string, string>): P
 
 /** A batch worker process; resolves once it runs. */
 export async function startWorker(name: string, env: Record<string, string>): Promise<PresendProcess> {
-  const proc = startPresend(name, ['worker'], env);
+  const proc = startPresend(name, ['worker'], { ...env, PRESEND_LOG_LEVEL: 'info' });
   await proc.waitFor(/presend worker running/).catch(async (err: unknown) => {
     await proc.kill();
     throw err;

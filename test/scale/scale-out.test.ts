@@ -96,7 +96,6 @@ describe('scale-out: two API nodes and two workers on one PostgreSQL', { skip, t
       // Four processes on one server: small pools.
       PRESEND_DATABASE_POOL_SIZE: '4',
       PRESEND_SHARED_POOL_SIZE: '2',
-      PRESEND_QUEUE_POOL_SIZE: '2',
       PRESEND_LOG_LEVEL: 'warn',
     };
     // All four start on the empty database at once: migrations run under the advisory lock.

@@ -1,7 +1,7 @@
 /**
  * The engine's and the queue's shared state on PostgreSQL, seen from two processes' worth of
- * pools: per-MX session slots, domain facts, and pg-boss wake-ups between an API node and a
- * worker. Skipped with a message when PostgreSQL is unreachable and PRESEND_TEST_POSTGRES is unset.
+ * pools: per-MX session slots, domain facts, and LISTEN/NOTIFY wake-ups between an API node and
+ * a worker. Skipped with a message when PostgreSQL is unreachable and PRESEND_TEST_POSTGRES is unset.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,8 @@ import { freshDatabase } from './fresh-database.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import { createPgSessionLimiter } from '../../src/store/postgres/limiter.js';
 import { createPgFactsCache } from '../../src/store/postgres/facts-cache.js';
-import { openPgBossQueue } from '../../src/queue/pg-boss.js';
+import { NotifyWakeUps } from '../../src/queue/postgres-notify.js';
+import { silentLogger } from '../../src/logger.js';
 
 const fresh = await freshDatabase();
 const skip = fresh.kind === 'skip' ? fresh.reason : false;
@@ -27,7 +28,7 @@ after(async () => {
 
 function testPool(max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max });
-  pool.on('error', () => undefined); // as src/store/postgres/database.ts does
+  pool.on('error', () => undefined); // terminated by the DROP at the end
   return pool;
 }
 
@@ -39,7 +40,7 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
   });
 
   test('two workers together never hold more session slots for one MX host than the limit', async () => {
-    const limiters = pools.map((p) => createPgSessionLimiter(p, { maxPerHost: 3, leaseMs: 30_000 }));
+    const limiters = pools.map((p) => createPgSessionLimiter(p, { log: silentLogger, maxPerHost: 3, leaseMs: 30_000 }));
     let active = 0;
     let peak = 0;
     const session = async (i: number) => {
@@ -58,10 +59,10 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
   test("a dead worker's session slot frees itself when its lease runs out", async () => {
     // The "dead" worker's pool is ended under it: its heartbeat stops, its row stays behind.
     const deadPool = testPool(1);
-    const dead = createPgSessionLimiter(deadPool, { maxPerHost: 1, leaseMs: 300 });
+    const dead = createPgSessionLimiter(deadPool, { log: silentLogger, maxPerHost: 1, leaseMs: 300 });
     await dead.acquire('mx.dead.example');
     await deadPool.end();
-    const survivor = createPgSessionLimiter(pools[1]!, { maxPerHost: 1, leaseMs: 30_000 });
+    const survivor = createPgSessionLimiter(pools[1]!, { log: silentLogger, maxPerHost: 1, leaseMs: 30_000 });
     const release = await survivor.acquire('mx.dead.example');
     assert.equal(survivor.held(), 1);
     await release();
@@ -69,7 +70,7 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
   });
 
   test('a waiting acquire gives up when its signal aborts', async () => {
-    const limiter = createPgSessionLimiter(pools[0]!, { maxPerHost: 1, leaseMs: 30_000 });
+    const limiter = createPgSessionLimiter(pools[0]!, { log: silentLogger, maxPerHost: 1, leaseMs: 30_000 });
     const release = await limiter.acquire('mx.abort.example');
     const abort = new AbortController();
     const waiting = limiter.acquire('mx.abort.example', abort.signal);
@@ -80,7 +81,7 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
   });
 
   test('a domain fact cached by one worker is seen by another until it expires', async () => {
-    const [one, two] = pools.map((p) => createPgFactsCache(p, { localTtlMs: 0 }));
+    const [one, two] = pools.map((p) => createPgFactsCache(p, { log: silentLogger, localTtlMs: 0 }));
     await one!.set('mx:shared.example', { kind: 'hosts', hosts: [{ name: 'mx.shared.example', preference: 10 }], implicit: false }, 60_000);
     assert.deepEqual(await two!.get('mx:shared.example'), { kind: 'hosts', hosts: [{ name: 'mx.shared.example', preference: 10 }], implicit: false });
     await one!.set('catchall:short.example', true, 1);
@@ -89,13 +90,14 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
     assert.ok((await two!.purgeExpired()) >= 1);
   });
 
-  test('a batch published on an API node wakes a worker waiting in another process', async () => {
-    const apiNode = await openPgBossQueue(url, { poolSize: 2, affinity: 'api' });
-    const worker = await openPgBossQueue(url, { poolSize: 2, affinity: 'worker-a', pollMs: 50 });
+  test('a batch published on an API node wakes a worker waiting in another process at once, through NOTIFY', async () => {
+    const wakeUps = (pool: pg.Pool) => new NotifyWakeUps({ databaseUrl: url, query: (sql, params) => pool.query(sql, params), log: silentLogger });
+    const apiNode = wakeUps(pools[0]!);
+    const worker = wakeUps(pools[1]!);
     try {
       const abort = new AbortController();
-      // Subscribed first; then a wait with a limit far beyond the test's own timeout ends only by the publish.
-      await worker.listen();
+      await worker.listening();
+      // A wait far beyond the test's own timeout ends only by the publish.
       const woken = worker.waitForWork(abort.signal, 3_600_000).then(() => 'woken');
       await apiNode.publish('request-1');
       assert.equal(await woken, 'woken');
@@ -105,36 +107,29 @@ describe('shared engine state on PostgreSQL', { skip }, () => {
     }
   });
 
-  test('a published batch wakes a waiting worker at once through NOTIFY, not at its next pg-boss poll', async () => {
-    const apiNode = await openPgBossQueue(url, { poolSize: 2, affinity: 'api' });
-    // pg-boss is asked once when the worker starts waiting, then not for an hour.
-    const worker = await openPgBossQueue(url, { poolSize: 2, affinity: 'worker-notify', pollMs: 3_600_000 });
+  test('a worker whose LISTEN connection was cut listens again and is woken by the next publish', async () => {
+    const worker = new NotifyWakeUps({ databaseUrl: url, query: (sql, params) => pools[1]!.query(sql, params), log: silentLogger, reconnectMs: 0 });
+    const apiNode = new NotifyWakeUps({ databaseUrl: url, query: (sql, params) => pools[0]!.query(sql, params), log: silentLogger });
     try {
+      await worker.listening();
+      await pools[0]!.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'presend-wake' AND datname = current_database()");
       const abort = new AbortController();
-      await worker.listen();
-      // The first pg-boss poll, made as the worker starts waiting, finds nothing and leaves no pending wake.
-      await worker.waitForWork(abort.signal, 300);
+      // Until the cut is noticed, an idle wait just polls; the wait after it opens a new connection.
+      for (let i = 0; i < 100; i++) {
+        await worker.waitForWork(abort.signal, 20);
+        const ok = await worker.listening().then(
+          () => true,
+          () => false,
+        );
+        const live = await pools[0]!.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'presend-wake' AND datname = current_database()");
+        if (ok && live.rows[0].n === 1) break;
+      }
       const woken = worker.waitForWork(abort.signal, 3_600_000).then(() => 'woken');
-      await apiNode.publish('request-notify');
+      await apiNode.publish('request-2');
       assert.equal(await woken, 'woken');
       abort.abort();
     } finally {
       await Promise.all([apiNode.close(), worker.close()]);
-    }
-  });
-
-  test('a greylisting recheck scheduled for an affinity wakes that worker when it is due', async () => {
-    const seenBy = await openPgBossQueue(url, { poolSize: 2, affinity: 'worker-b', pollMs: 50 });
-    const other = await openPgBossQueue(url, { poolSize: 2, affinity: 'worker-c' });
-    try {
-      await seenBy.listen();
-      const abort = new AbortController();
-      const woken = seenBy.waitForWork(abort.signal, 3_600_000).then(() => 'woken');
-      await other.scheduleRecheck('worker-b', new Date(Date.now() + 300));
-      assert.equal(await woken, 'woken');
-      abort.abort();
-    } finally {
-      await Promise.all([seenBy.close(), other.close()]);
     }
   });
 });

@@ -49,7 +49,6 @@ describe('a worker stopped with SIGTERM on PostgreSQL', { skip, timeout: 90_000 
       PRESEND_WORKER_AFFINITY_GRACE_MS: '1000',
       PRESEND_DATABASE_POOL_SIZE: '4',
       PRESEND_SHARED_POOL_SIZE: '2',
-      PRESEND_QUEUE_POOL_SIZE: '2',
       PRESEND_LOG_LEVEL: 'warn',
     };
     const account = await store.accounts.createAccount({ name: 'shutdown', credits: 1_000, now: new Date() });

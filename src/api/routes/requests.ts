@@ -1,4 +1,4 @@
-/** POST /v1/requests, GET /v1/requests/{id}, GET /v1/requests/{id}/results (interface-spec §4). */
+/** POST /v1/requests, GET /v1/requests/{id}, GET /v1/requests/{id}/results (docs/interface-spec.md §4). */
 import type { FastifyInstance } from 'fastify';
 import type { BatchService } from '../../service/batch-service.js';
 import type { ResultsService } from '../../service/results-service.js';

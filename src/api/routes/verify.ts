@@ -1,4 +1,4 @@
-/** POST /v1/verify — single verification with a bounded synchronous wait (interface-spec §4). */
+/** POST /v1/verify — single verification with a bounded synchronous wait (docs/interface-spec.md §4). */
 import type { FastifyInstance } from 'fastify';
 import type { VerifyService } from '../../service/verify-service.js';
 import { IdempotencyHeaders, VerifyInput, VerifyResult } from '../schemas.js';

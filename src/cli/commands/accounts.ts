@@ -1,6 +1,8 @@
 /** `presend accounts create NAME [--credits N]` (docs/design.md §3). */
 import type { Command } from 'commander';
-import { AdminRefusal, createAccount, parseCredits, runAdmin, setRateLimit } from '../../service/admin.js';
+import { createAccount, setRateLimit } from '../../service/admin.js';
+import { parseWholeNumber, runAdmin } from '../output/admin-command.js';
+import { UsageError } from '../output/exit-codes.js';
 
 export function register(program: Command): void {
   const accounts = program.command('accounts').description('Manage accounts in the local store (admin).');
@@ -13,7 +15,9 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ presend accounts create acme --credits 1000')
     .action(async (name: string, flags: { credits: string; database?: string; json?: boolean }) =>
       runAdmin(flags, async (backend) => {
-        const { account, balance } = await createAccount(backend, name, parseCredits(flags.credits));
+        const created = await createAccount(backend, name, parseWholeNumber(flags.credits, 'credits'));
+        if (created.kind === 'refused') return created;
+        const { account, balance } = created.value;
         return {
           text: `account ${account.name} created (id ${account.id}), ${balance.available} credits`,
           json: { account: { id: account.id, name: account.name, createdAt: account.createdAt }, balance },
@@ -31,10 +35,12 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ presend accounts rate-limit acme --per-second 100 --burst 200')
     .action(async (name: string, flags: { perSecond?: string; burst?: string; default?: boolean; database?: string; json?: boolean }) =>
       runAdmin(flags, async (backend) => {
-        const perSecond = flags.default ? null : flags.perSecond === undefined ? null : parseCredits(flags.perSecond);
-        const burst = flags.default ? null : flags.burst === undefined ? null : parseCredits(flags.burst);
-        if (!flags.default && (perSecond === null || burst === null)) throw new AdminRefusal('give --per-second and --burst, or --default', 2);
-        const a = await setRateLimit(backend, name, perSecond, burst);
+        const perSecond = flags.default ? null : flags.perSecond === undefined ? null : parseWholeNumber(flags.perSecond, '--per-second', 1);
+        const burst = flags.default ? null : flags.burst === undefined ? null : parseWholeNumber(flags.burst, '--burst', 1);
+        if (!flags.default && (perSecond === null || burst === null)) throw new UsageError('give --per-second and --burst, or --default');
+        const set = await setRateLimit(backend, name, perSecond, burst);
+        if (set.kind === 'refused') return set;
+        const a = set.value;
         const text = perSecond === null ? `${a.name}: service default rate limit` : `${a.name}: ${perSecond}/s per key, bursts of ${burst}`;
         return { text, json: { account: a.name, rateLimitPerSecond: perSecond, rateLimitBurst: burst } };
       }),

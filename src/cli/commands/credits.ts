@@ -1,6 +1,7 @@
 /** `presend credits grant --account NAME N` (docs/design.md §3): credits never expire. */
 import type { Command } from 'commander';
-import { grantCredits, parseCredits, runAdmin } from '../../service/admin.js';
+import { grantCredits } from '../../service/admin.js';
+import { parseWholeNumber, runAdmin } from '../output/admin-command.js';
 
 export function register(program: Command): void {
   const credits = program.command('credits').description('Manage credits in the local store (admin).');
@@ -13,7 +14,9 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ presend credits grant --account acme 5000')
     .action(async (n: string, flags: { account: string; database?: string; json?: boolean }) =>
       runAdmin(flags, async (backend) => {
-        const balance = await grantCredits(backend, flags.account, parseCredits(n));
+        const granted = await grantCredits(backend, flags.account, parseWholeNumber(n, 'credits'));
+        if (granted.kind === 'refused') return granted;
+        const balance = granted.value;
         return { text: `${flags.account}: ${balance.available} credits available (${balance.held} held)`, json: { balance } };
       }),
     );

@@ -2,7 +2,9 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { ApiKeyRecord } from '../../store/store.js';
-import { AdminRefusal, createKey, keysToRevoke, listKeys, revokeKeys, runAdmin } from '../../service/admin.js';
+import { createKey, keysToRevoke, listKeys, revokeKeys } from '../../service/admin.js';
+import { runAdmin } from '../output/admin-command.js';
+import { UsageError } from '../output/exit-codes.js';
 
 const DB = ['--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)'] as const;
 
@@ -18,7 +20,9 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ presend keys create --account acme\n  Store the key now: it is not shown again.')
     .action(async (flags: { account: string; test?: boolean; database?: string; json?: boolean }) =>
       runAdmin(flags, async (backend) => {
-        const { key, record } = await createKey(backend, flags.account, flags.test ? 'test' : 'live');
+        const created = await createKey(backend, flags.account, flags.test ? 'test' : 'live');
+        if (created.kind === 'refused') return created;
+        const { key, record } = created.value;
         return {
           text: `${key}\n(shown once; display prefix ${record.displayPrefix})`,
           json: { key, displayPrefix: record.displayPrefix, mode: record.mode, createdAt: record.createdAt },
@@ -33,8 +37,9 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (flags: { account: string; database?: string; json?: boolean }) =>
       runAdmin(flags, async (backend) => {
-        const list = await listKeys(backend, flags.account);
-        const rows = list.map((k) => ({ displayPrefix: k.displayPrefix, mode: k.mode, createdAt: k.createdAt, revokedAt: k.revokedAt }));
+        const listed = await listKeys(backend, flags.account);
+        if (listed.kind === 'refused') return listed;
+        const rows = listed.value.map((k) => ({ displayPrefix: k.displayPrefix, mode: k.mode, createdAt: k.createdAt, revokedAt: k.revokedAt }));
         const text = rows.length === 0 ? '(no keys)' : rows.map((r) => `${r.displayPrefix}…  ${r.mode}  created ${r.createdAt}${r.revokedAt ? `  revoked ${r.revokedAt}` : ''}`).join('\n');
         return { text, json: rows };
       }),
@@ -59,7 +64,9 @@ unless --yes is given. Exit codes: 0 revoked, 1 nothing revoked (declined, or no
     )
     .action(async (prefix: string, flags: { account: string; yes?: boolean; database?: string; json?: boolean }) =>
       runAdmin(flags, async (backend) => {
-        const keys = await keysToRevoke(backend, flags.account, prefix);
+        const found = await keysToRevoke(backend, flags.account, prefix);
+        if (found.kind === 'refused') return found;
+        const keys = found.value;
         process.stderr.write(`${describeKeys(keys, flags.account)}\n`);
         if (!flags.yes) await confirm(keys.length);
         const revoked = await revokeKeys(backend, keys);
@@ -75,12 +82,12 @@ function describeKeys(keys: readonly ApiKeyRecord[], account: string): string {
 
 async function confirm(count: number): Promise<void> {
   if (!process.stdin.isTTY) {
-    throw new AdminRefusal('not revoking without confirmation: run this in a terminal to be asked, or pass --yes', 2);
+    throw new UsageError('not revoking without confirmation: run this in a terminal to be asked, or pass --yes');
   }
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await prompt.question(`Revoke ${count === 1 ? 'this key' : `these ${count} keys`}? They stop working at once. Type "yes" to revoke: `);
-    if (answer.trim().toLowerCase() !== 'yes') throw new AdminRefusal('nothing revoked');
+    if (answer.trim().toLowerCase() !== 'yes') throw new Error('nothing revoked');
   } finally {
     prompt.close();
   }

@@ -5,26 +5,16 @@
  * counted as in the file; invalid addresses are stored and reported with their line.
  */
 import type { Command } from 'commander';
-import { AddressRows, listEntries, openTable, TableError, type InvalidRow, type OpenedTable } from '../../files/index.js';
-import { AdminRefusal, importList, runAdmin } from '../../service/admin.js';
+import { AddressRows, listEntries, openTable, type InvalidRow } from '../../files/index.js';
+import { importList } from '../../service/admin.js';
+import { runAdmin } from '../output/admin-command.js';
 import { addTableOptions, tableOptions, type TableFlags } from '../file-batch/input.js';
-import { UsageError } from '../output/exit-codes.js';
 
 interface ImportFlags extends TableFlags {
   account: string;
   name?: string;
   database?: string;
   json?: boolean;
-}
-
-async function open(file: string, flags: ImportFlags): Promise<OpenedTable> {
-  try {
-    return await openTable({ path: file }, tableOptions(flags));
-  } catch (error) {
-    if (error instanceof UsageError) throw new AdminRefusal(error.message, 2);
-    if (error instanceof TableError) throw new AdminRefusal(error.message, error.code === 'not_found' || error.code === 'unreadable' ? 2 : 6);
-    throw error;
-  }
 }
 
 export function register(program: Command): void {
@@ -50,7 +40,8 @@ error, 2 usage or file not found, 6 the file cannot be read as a table.`,
     )
     .action(async (file: string, flags: ImportFlags) =>
       runAdmin(flags, async (backend) => {
-        const table = await open(file, flags);
+        // A missing file or a bad flag is a usage error (2), a file that is no table 6 (exitCodeFor).
+        const table = await openTable({ path: file }, tableOptions(flags));
         const classifier = new AddressRows(table.layout.emailColumn);
         const invalid: InvalidRow[] = [];
         let withoutAddress = 0;
@@ -58,7 +49,9 @@ error, 2 usage or file not found, 6 the file cannot be read as a table.`,
           if (bad.kind === 'no_address') withoutAddress += 1;
           else invalid.push({ line: bad.line, email: bad.given, error: bad.problem });
         });
-        const list = await importList(backend, flags.account, entries, flags.name ?? null);
+        const imported = await importList(backend, flags.account, entries, flags.name ?? null);
+        if (imported.kind === 'refused') return imported;
+        const list = imported.value;
         const { counts } = classifier;
         const notes = [
           `${list.entries} entries from ${file} (addresses in ${table.layout.emailColumnLabel}); ${counts.duplicates} duplicates, ${invalid.length} invalid, ${counts.blank} blank rows and ${withoutAddress} rows without an address`,

@@ -1,6 +1,6 @@
 /** `presend migrate`: apply the store's pending migrations (serve and worker also do it at start). */
 import type { Command } from 'commander';
-import { runAdmin } from '../../service/admin.js';
+import { runAdmin } from '../output/admin-command.js';
 
 export function register(program: Command): void {
   program

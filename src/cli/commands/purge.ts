@@ -1,6 +1,6 @@
 /** `presend purge`: delete requests past their retentionExpiresAt now (serve also does it periodically). */
 import type { Command } from 'commander';
-import { runAdmin } from '../../service/admin.js';
+import { runAdmin } from '../output/admin-command.js';
 
 export function register(program: Command): void {
   program

@@ -5,6 +5,7 @@ import type { PresendConfig } from '../../config.js';
 import { startServer } from '../../server.js';
 import type { RunningServer } from '../../server.js';
 import { loadEngines } from '../../service/load-engines.js';
+import { createLogger } from '../../logger.js';
 import { openBackend } from '../../store/open-backend.js';
 
 interface ServeFlags {
@@ -32,11 +33,12 @@ export function register(program: Command): void {
         process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);
         process.exit(err instanceof ConfigError ? 2 : 1);
       }
+      const logger = createLogger(config.logLevel);
       let server: RunningServer;
       try {
-        const backend = await openBackend(config.databaseUrl, { config, longRunning: true });
+        const backend = await openBackend(config.databaseUrl, { config, longRunning: true, log: logger });
         // The engine's session limiter and facts cache come from the backend: shared with every worker on PostgreSQL.
-        server = await startServer({ config, backend, engines: loadEngines(config, backend.engineState), worker: flags.worker });
+        server = await startServer({ config, backend, logger, engines: loadEngines(config, backend.engineState), worker: flags.worker });
       } catch (err) {
         // e.g. the port is taken or the store cannot be opened: say so in one line.
         process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -4,7 +4,7 @@
  * PRESEND_BASE_URL (or --base-url), the address people reach this service at.
  */
 import type { Command } from 'commander';
-import { parseCredits, runAdmin } from '../../service/admin.js';
+import { parseWholeNumber, runAdmin } from '../output/admin-command.js';
 import { createOwner, resetPasswordLink } from '../../service/owners.js';
 
 const DB = ['--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)'] as const;
@@ -35,12 +35,14 @@ export function register(program: Command): void {
     )
     .action(async (flags: Flags & { account: string; createAccount?: boolean; credits: string }) =>
       runAdmin(flags, async (backend, config) => {
-        const made = await createOwner(backend, {
+        const outcome = await createOwner(backend, {
           accountName: flags.account,
           email: flags.email,
           baseUrl: flags.baseUrl ?? config.baseUrl,
-          ...(flags.createAccount ? { createAccount: { credits: parseCredits(flags.credits) } } : {}),
+          ...(flags.createAccount ? { createAccount: { credits: parseWholeNumber(flags.credits, '--credits') } } : {}),
         });
+        if (outcome.kind === 'refused') return outcome;
+        const made = outcome.value;
         const created = made.accountCreated ? `Account ${flags.account} created. ` : '';
         return {
           text: `${created}Owner ${made.user.email} added to ${flags.account}. Set the password (the link works once, until ${made.expiresAt.toISOString()}):\n${made.link}`,
@@ -57,7 +59,9 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (flags: Flags) =>
       runAdmin(flags, async (backend, config) => {
-        const made = await resetPasswordLink(backend, { email: flags.email, baseUrl: flags.baseUrl ?? config.baseUrl });
+        const outcome = await resetPasswordLink(backend, { email: flags.email, baseUrl: flags.baseUrl ?? config.baseUrl });
+        if (outcome.kind === 'refused') return outcome;
+        const made = outcome.value;
         return {
           text: `New password link for ${made.user.email} (works once, until ${made.expiresAt.toISOString()}):\n${made.link}`,
           json: { email: made.user.email, link: made.link, expiresAt: made.expiresAt.toISOString() },

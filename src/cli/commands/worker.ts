@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { ConfigError, loadCommandConfig } from '../../config.js';
 import type { PresendConfig } from '../../config.js';
+import { createLogger } from '../../logger.js';
 import { openBackend } from '../../store/open-backend.js';
 import { BatchRunner, batchRunnerOptions } from '../../service/batch-runner.js';
 import { loadEngines } from '../../service/load-engines.js';
@@ -20,21 +21,21 @@ export function register(program: Command): void {
         process.stderr.write(`presend worker: ${err instanceof Error ? err.message : String(err)}\n`);
         process.exit(err instanceof ConfigError ? 2 : 1);
       }
-      const backend = await openBackend(config.databaseUrl, { config, longRunning: true });
+      const logger = createLogger(config.logLevel);
+      const backend = await openBackend(config.databaseUrl, { config, longRunning: true, log: logger });
       // The engine's session limiter and facts cache come from the backend: shared with every other worker on PostgreSQL.
       const engines = loadEngines(config, backend.engineState);
-      const log = (msg: string, extra?: Record<string, unknown>) =>
-        process.stderr.write(JSON.stringify({ level: 'warn', time: Date.now(), msg, ...extra }) + '\n');
-      const worker = new BatchRunner({ ...batchRunnerOptions(config, backend, engines), log });
+      const worker = new BatchRunner(batchRunnerOptions(config, backend, engines, logger.child({ part: 'worker' })));
       worker.start();
-      process.stderr.write(JSON.stringify({ level: 'info', time: Date.now(), msg: 'presend worker running', owner: worker.owner, store: backend.kind }) + '\n');
-      const stop = async () => {
+      logger.info({ owner: worker.owner, store: backend.kind }, 'presend worker running');
+      const stop = async (signal: string) => {
+        logger.info({ signal }, 'shutting down');
         await worker.stop();
         await closeEngines(engines);
         await backend.close();
         process.exit(0);
       };
-      process.once('SIGTERM', () => void stop());
-      process.once('SIGINT', () => void stop());
+      process.once('SIGTERM', () => void stop('SIGTERM'));
+      process.once('SIGINT', () => void stop('SIGINT'));
     });
 }

@@ -4,9 +4,10 @@
  * the recipient to the next one. Host queues are shared by every domain that uses the host,
  * so a batch of one provider's domains rides the same sessions.
  */
-import type { SessionLimiter } from '../ports.js';
+import { systemClock, type SessionLimiter } from '../ports.js';
 import { mayProbeAddress, type PrivateMxAllowance } from '../dns/address-safety.js';
 import type { HostAddresses, MxHost } from '../dns/mail-hosts.js';
+import type { HostLearning } from './host-profile.js';
 import { HostQueue, type HostOutcome, type HostQueueSettings, type HostResult, type ProbeTarget } from './host-queue.js';
 import type { SessionFailure, SessionFailureKind } from './session.js';
 
@@ -53,9 +54,8 @@ interface AddressMemo {
 const MEMO_MAX = 10_000;
 
 /** Drops expired entries once a memo grows large (entries carry `until`). */
-function prune(map: Map<string, { until: number }>): void {
+function prune(map: Map<string, { until: number }>, now: number): void {
   if (map.size < MEMO_MAX) return;
-  const now = Date.now();
   for (const [key, entry] of map) if (entry.until <= now) map.delete(key);
   if (map.size >= MEMO_MAX) map.clear();
 }
@@ -65,12 +65,17 @@ export class MxDispatcher {
   private readonly down = new Map<string, { until: number; failure: SessionFailure }>();
   private readonly addressMemo = new Map<string, AddressMemo>();
   private closed = false;
+  private readonly now: () => number;
 
   constructor(
     private readonly settings: DispatcherSettings,
     private readonly limiter: SessionLimiter,
     private readonly addressesOf: (host: string) => Promise<HostAddresses>,
-  ) {}
+    /** What is learnt about each host's defences, shared by its queues over time. */
+    private readonly learning?: HostLearning,
+  ) {
+    this.now = settings.session.now ?? (() => systemClock.now().getTime());
+  }
 
   probe(target: ProbeTarget, hosts: readonly MxHost[], signal?: AbortSignal): Promise<ProbeOutcome> {
     // Fast path for the common case (the preferred host is up and already resolved): no
@@ -109,7 +114,7 @@ export class MxDispatcher {
 
   /** The queue of a host that is not down and whose usable addresses are already known. */
   private readyQueue(host: string): HostQueue | null {
-    const now = Date.now();
+    const now = this.now();
     const down = this.down.get(host);
     if (down && down.until > now) return null;
     const known = this.addressMemo.get(host);
@@ -148,7 +153,7 @@ export class MxDispatcher {
     for (const mx of hosts.slice(start)) {
       if (this.closed || signal?.aborted) return { kind: 'aborted', host: null, attempts };
       const down = this.down.get(mx.name);
-      if (down && down.until > Date.now()) {
+      if (down && down.until > this.now()) {
         failure = heavier(failure, down.failure);
         failedHost = mx.name;
         continue;
@@ -184,7 +189,7 @@ export class MxDispatcher {
     const mx = hosts[0];
     if (!mx || this.closed) return;
     const down = this.down.get(mx.name);
-    if (down && down.until > Date.now()) return;
+    if (down && down.until > this.now()) return;
     const resolved = await this.hostAddresses(mx.name);
     if (!resolved.ok || this.closed) return;
     const usable = this.usable(resolved.addresses);
@@ -196,11 +201,11 @@ export class MxDispatcher {
    * thousands of recipients of one batch do not each make a cache round trip.
    */
   private hostAddresses(host: string): Promise<HostAddresses> {
-    const now = Date.now();
+    const now = this.now();
     const known = this.addressMemo.get(host);
     if (known && known.until > now) return known.value;
     const value = this.addressesOf(host);
-    prune(this.addressMemo);
+    prune(this.addressMemo, now);
     const entry: AddressMemo = { value, until: now + ADDRESS_MEMO_MS, resolved: undefined };
     this.addressMemo.set(host, entry);
     void value.then((resolved) => {
@@ -218,14 +223,16 @@ export class MxDispatcher {
         this.settings,
         this.limiter,
         (failure) => {
-          prune(this.down);
-          this.down.set(host, { until: Date.now() + this.settings.hostDownMs, failure });
+          const now = this.now();
+          prune(this.down, now);
+          this.down.set(host, { until: now + this.settings.hostDownMs, failure });
         },
         // An idle queue is dropped so a long-running worker does not keep one per host ever
         // seen; a late submit to it still works, and the limiter still bounds sessions.
         () => {
           if (this.queues.get(host) === created) this.queues.delete(host);
         },
+        this.learning,
       );
       queue = created;
       this.queues.set(host, queue);

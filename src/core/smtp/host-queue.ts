@@ -1,19 +1,36 @@
 /**
  * The work queue of one MX host. Recipients of any domain routed to this host wait here;
- * up to `maxSessions` sessions (each holding a SessionLimiter slot) take balanced chunks,
- * run them as one pipelined transaction, and stay open for the next chunk, lingering
- * briefly when the queue is empty. So one session serves many addresses, concurrent
- * sessions per host stay bounded, and a burst is split over the allowed sessions.
+ * up to `maxSessions` sessions (each holding a SessionLimiter slot) take chunks, run them as
+ * pipelined transactions, and end before the host's error budget is spent. So one session
+ * serves many addresses, concurrent sessions per host stay bounded, a burst is split over
+ * the allowed sessions — and no session collects more errors than the server tolerates.
+ *
+ * docs/engine-sessions.md describes the design; in short:
+ * - Each group is sized (group-plan.ts) so that the errors it is expected to bring fit the
+ *   session's budget (host-profile.ts); a session whose budget is spent ends, and the next
+ *   recipients go to a fresh session.
+ * - A reply is trusted only once its group has ended in step (session.ts: the QUIT or EHLO
+ *   that ends every group answered at its place). A group whose replies fell out of step gives
+ *   its recipients back to the queue, and the host is asked one command at a time, one group
+ *   per session, from then on.
+ * - A 421, a dropped connection after errors, an error sleep or a throttling reply is never
+ *   a verdict: the recipients not answered go back to the queue and are asked again in a new
+ *   session (after a back-off when the host asked for one). Only a host that keeps refusing
+ *   ends them as failures (TRANSIENT, with a retry window).
  */
-import type { SessionLimiter } from '../ports.js';
+import type { FactsCache, SessionLimiter } from '../ports.js';
+import { systemClock } from '../ports.js';
+import { BUDGET_SLACK, recipientsForRoom, worstCaseCeiling } from './group-plan.js';
+import { HostLearning, type HostProfile } from './host-profile.js';
 import type { SmtpReply } from './reply.js';
-import { ProbeSession, type SessionFailure, type SessionSettings } from './session.js';
+import { ProbeSession, type SessionFailure, type SessionSettings, type TransactionResult } from './session.js';
+import { hostSignalOf } from './throttle.js';
 
 export interface ProbeTarget {
   /** `local@domain`, local part as given, domain in A-label form. */
   recipient: string;
   needsUtf8: boolean;
-  /** Catch-all probes jump the queue: accepted answers wait for them. */
+  /** Catch-all probes jump the queue (accepted answers wait for them); counted as a sure refusal. */
   urgent?: boolean;
 }
 
@@ -28,14 +45,23 @@ export type HostOutcome =
 export type HostResult = { kind: 'final'; outcome: HostOutcome; attempts: number } | { kind: 'failover'; failure: SessionFailure; attempts: number };
 
 export interface HostQueueSettings {
-  session: Omit<SessionSettings, 'useStartTls'>;
+  session: Omit<SessionSettings, 'useStartTls' | 'strict'>;
   maxSessions: number;
   maxRcptsPerTransaction: number;
   maxTransactionsPerSession: number;
   /** How long an idle session waits for more work before QUIT. */
   sessionIdleMs: number;
-  /** Sessions an address may be sent in before its failure is final. */
+  /** Sessions an address may be sent in when they time out or drop under it. */
   maxAttempts: number;
+  /** Times an address may go back to the queue because the host refused, throttled or slowed us. Default 5. */
+  maxRequeues?: number;
+  /** Errors one session plans to collect at a host not known yet (host-profile.ts). Default 8. */
+  errorBudget?: number;
+  /** First wait after the host refused or throttled us; doubled each time up to maxBackoffMs. Defaults 1000 / 8000 ms. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** How long an address may keep being throttled (asked again after back-offs) before it ends TRANSIENT. Default 30 s. */
+  maxThrottleMs?: number;
 }
 
 /** Called with a recipient's result and the target it was enqueued with (one callback can serve many). */
@@ -44,6 +70,9 @@ export type HostResultListener = (result: HostResult, target: ProbeTarget) => vo
 /** One recipient waiting for (or in) a transaction; settles once. A class, not closures: batches make thousands. */
 class Entry {
   attempts = 0;
+  requeues = 0;
+  /** When the host first throttled this recipient; null until it did. */
+  throttledSince: number | null = null;
   settled = false;
   unlisten: (() => void) | null = null;
 
@@ -60,24 +89,41 @@ class Entry {
   }
 }
 
-const is2xx = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
-// RFC 5321 §4.5.3.1.10: 452 "too many recipients" asks for the rest in a later transaction.
-const isTooManyRecipients = (reply: SmtpReply): boolean =>
-  reply.code === 452 && (reply.enhanced === '4.5.3' || /too many recipients/i.test(reply.text));
+/** After a group: the session goes on, is over (QUIT answered), should end (the host asked for a pause), or broke. */
+type AfterGroup = 'open' | 'closed' | 'stop' | 'broken';
 
+const is2xx = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
 const MIN_RECIPIENTS_PER_SESSION = 4;
+export const DEFAULT_ERROR_BUDGET = 8;
+const DEFAULT_MAX_REQUEUES = 5;
+const NO_CACHE: FactsCache = { get: () => Promise.resolve(undefined), set: () => Promise.resolve() };
+/** A 421 naming commands (Exim smtp_accept_max_nonmail, Postfix junk limit) limits transactions, not errors. */
+const COMMAND_LIMIT = /nonmail|non-mail|too many (?:commands|junk|unrecognized)/i;
+/** Sendmail names itself in its default banner ("220 host ESMTP Sendmail 8.17.1/8.17.1; date"). */
+const SENDMAIL = /\bSendmail\b/i;
+/** A 421 naming errors (Postfix "Error: too many errors", Exim "too many syntax or protocol errors") is an error limit. */
+const ERROR_LIMIT = /\berrors\b/i;
 
 export class HostQueue {
   private pending: Entry[] = [];
   private sessions = 0;
   private busy = 0;
   private target: number;
-  private rcptLimit: number;
   private tlsBroken = false;
   private closing = false;
+  private refusals = 0;
+  /** What opening a session costs here, in round trips (connect, greeting, EHLO, TLS): smoothed. */
+  private setupRounds = 3;
+  private backoffStep = 0;
+  private backoffUntil = 0;
+  private wakeBackoff: (() => void) | null = null;
+  private profile: HostProfile;
+  private readonly ready: Promise<void>;
+  private readonly now: () => number;
   private readonly idle: Array<() => void> = [];
   private readonly workers = new Set<Promise<void>>();
   private readonly live = new Set<ProbeSession>();
+  private readonly learning: HostLearning;
 
   constructor(
     readonly host: string,
@@ -86,9 +132,27 @@ export class HostQueue {
     private readonly limiter: SessionLimiter,
     private readonly onHostDown: (failure: SessionFailure) => void,
     private readonly onIdle?: () => void,
+    learning?: HostLearning,
   ) {
-    this.target = settings.maxSessions;
-    this.rcptLimit = settings.maxRcptsPerTransaction;
+    this.now = settings.session.now ?? (() => systemClock.now().getTime());
+    this.learning =
+      learning ??
+      new HostLearning(
+        NO_CACHE,
+        {
+          errorBudget: settings.errorBudget ?? DEFAULT_ERROR_BUDGET,
+          sessions: settings.maxSessions,
+          rcptLimit: settings.maxRcptsPerTransaction,
+          transactions: settings.maxTransactionsPerSession,
+        },
+        0,
+      );
+    this.profile = this.learning.profile(host);
+    this.target = Math.min(settings.maxSessions, this.profile.sessions);
+    this.ready = this.learning.load(host).then((profile) => {
+      this.profile = profile;
+      this.target = Math.min(this.settings.maxSessions, profile.sessions);
+    });
   }
 
   submit(target: ProbeTarget, signal?: AbortSignal): Promise<HostResult> {
@@ -140,20 +204,22 @@ export class HostQueue {
     this.workers.add(worker);
   }
 
-  /** A balanced chunk: the pending work split over the sessions not already busy. */
-  private take(): Entry[] {
-    const free = Math.max(1, this.sessions - this.busy);
-    const size = Math.min(this.rcptLimit, Math.ceil(this.pending.length / free));
-    return this.pending.splice(0, size);
-  }
-
   private async work(warm: boolean): Promise<void> {
     let release: (() => Promise<void> | void) | undefined;
     try {
+      await this.ready;
+      await this.backedOff();
+      // What was learnt (or a back-off) may allow fewer sessions than were started.
+      if (this.closing || this.sessions > this.target || (!warm && this.pending.length === 0)) return;
       release = await this.limiter.acquire(this.host);
       let opened = null;
       for (let tries = 0; tries < 2 && (warm || this.pending.length > 0) && !this.closing; tries++) {
-        opened = await ProbeSession.open(this.host, this.addresses, { ...this.settings.session, useStartTls: !this.tlsBroken });
+        const started = this.now();
+        opened = await ProbeSession.open(this.host, this.addresses, { ...this.settings.session, useStartTls: !this.tlsBroken, strict: this.profile.strict });
+        if (opened.ok) {
+          const rounds = (this.now() - started) / Math.max(0.1, opened.session.roundTripMs);
+          this.setupRounds = 0.7 * this.setupRounds + 0.3 * Math.min(rounds, 100);
+        }
         // Opportunistic TLS (RFC 3207): a broken handshake is retried once in plaintext.
         if (!opened.ok && opened.failure.kind === 'tls' && !this.tlsBroken) {
           this.tlsBroken = true;
@@ -162,24 +228,61 @@ export class HostQueue {
         break;
       }
       if (opened && !opened.ok) this.openFailed(opened.failure);
-      else if (opened?.ok) await this.serve(opened.session);
+      else if (opened?.ok) {
+        this.refusals = 0;
+        await this.serve(opened.session);
+      }
     } finally {
       this.sessions--;
       await release?.();
       this.pump();
       if (this.sessions === 0 && this.pending.length === 0) {
-        // Quiet again: the next burst may try the full allowance, and the queue can go.
-        this.target = this.settings.maxSessions;
+        // Quiet again: the next burst may try the host's full allowance, and the queue can go.
+        this.target = Math.min(this.settings.maxSessions, this.profile.sessions);
         this.onIdle?.();
       }
     }
   }
 
+  /** Waits out a back-off the host asked for (a refusal or throttling); close() cuts it short. */
+  private backedOff(): Promise<void> {
+    const wait = this.backoffUntil - this.now();
+    if (wait <= 0 || this.closing) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, wait);
+      const previous = this.wakeBackoff;
+      function done(): void {
+        clearTimeout(timer);
+        previous?.();
+        resolve();
+      }
+      this.wakeBackoff = done;
+    });
+  }
+
+  private backOff(): void {
+    const first = this.settings.backoffMs ?? 1000;
+    const ms = Math.min(this.settings.maxBackoffMs ?? 8000, first * 2 ** this.backoffStep);
+    this.backoffStep++;
+    this.backoffUntil = Math.max(this.backoffUntil, this.now() + ms);
+  }
+
   private openFailed(failure: SessionFailure): void {
+    const refusedForNow = failure.kind === 'temporary' && (failure.step === 'banner' || failure.step === 'ehlo' || failure.step === 'helo');
     if (this.sessions > 1) {
       // Another session of this host is up or on its way: the host is merely busier than
-      // our limit (421 too many connections). Serve it with fewer sessions.
+      // our limit (421 too many connections). Serve it with fewer sessions from now on.
       this.target = Math.max(1, this.target - 1);
+      if (refusedForNow && this.profile.sessions > this.target) {
+        this.profile.sessions = this.target;
+        void this.learning.save(this.host);
+      }
+      return;
+    }
+    if (refusedForNow && ++this.refusals <= (this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES)) {
+      // 421 at the greeting (too many connections, or a rate limit): not about the
+      // recipients. They wait for a back-off and a new session.
+      this.backOff();
       return;
     }
     // RFC 5321 §5.1: only a host that cannot be reached passes the mail to the next MX. A host
@@ -196,37 +299,77 @@ export class HostQueue {
     }
   }
 
+  /** Errors the session may still collect (budget plus the slack group-plan.ts allows). */
+  private room(session: ProbeSession): number {
+    return this.profile.errorBudget + BUDGET_SLACK - session.errors;
+  }
+
   private async serve(session: ProbeSession): Promise<void> {
     this.live.add(session);
+    let after: AfterGroup = 'open';
     let transactions = 0;
+    const maxTransactions = Math.min(this.settings.maxTransactionsPerSession, this.profile.transactions);
+    // Sendmail (MAXHELOCOMMANDS 3) sleeps from the third greeting of a session: known by its banner.
+    if (SENDMAIL.test(session.greeting.text) && this.learning.greetingsLimited(this.host, 2)) void this.learning.save(this.host);
+    // One group per session when groups cannot be checked by a repeated EHLO, or the host's replies once fell out of step.
+    const oneGroup = session.strict || !session.canVerifyWithEhlo;
     try {
-      while (transactions < this.settings.maxTransactionsPerSession) {
-        if (this.closing) break;
+      while (after === 'open' && !this.closing && transactions < maxTransactions) {
         if (!session.usable) {
           // A handshake that used up the session's lifetime: the host is too slow to probe.
           if (transactions === 0) this.openFailed({ kind: 'timeout', step: 'banner', reply: null, detail: 'handshake used the whole session deadline' });
           break;
         }
-        const batch = this.take();
-        if (batch.length === 0) {
+        const room = this.room(session);
+        if (transactions > 0 && room < 1) break; // budget spent: the next recipients get a fresh session
+        const plan = this.take(session, room);
+        if (plan.batch.length === 0) {
+          if (plan.roomAfter < 1 && this.pending.length > 0) break; // a fresh session serves them better
           if (!(await this.waitForWork(Math.min(this.settings.sessionIdleMs, session.remainingMs - this.settings.session.stepTimeoutMs)))) break;
           continue;
         }
+        // QUIT rides the group when the session certainly ends with it; otherwise EHLO ends the
+        // group (and checks it), and the session may serve more or linger for more work.
+        const greetingsLeft = this.profile.greetings === null || session.greetings < this.profile.greetings;
+        const final = oneGroup || !greetingsLeft || transactions + 1 >= maxTransactions || plan.roomAfter < 1;
         this.busy++;
-        let broken: boolean;
         try {
-          broken = await this.run(session, batch);
+          after = await this.run(session, plan.batch, final);
         } finally {
           this.busy--;
         }
         transactions++;
-        if (broken) return;
       }
-      await session.quit();
+      if (after === 'open' || after === 'stop') await session.quit();
+      if (after !== 'broken') this.backoffStep = 0;
     } finally {
       this.live.delete(session);
       session.destroy();
     }
+  }
+
+  /**
+   * A chunk for the next group: balanced over the free sessions, and sized to the error budget
+   * left. Empty when a fresh session would serve the waiting recipients better than the few
+   * this one's budget still allows: a group costs one round trip, a fresh session its setup
+   * (connect, greeting, EHLO: `setupRounds`) and one more, for a full budget's worth.
+   */
+  private take(session: ProbeSession, room: number): { batch: Entry[]; roomAfter: number } {
+    const free = Math.max(1, this.sessions - this.busy);
+    const limit = Math.min(this.settings.maxRcptsPerTransaction, this.profile.rcptLimit);
+    const balanced = Math.min(limit, Math.ceil(this.pending.length / free));
+    let sure = 0;
+    while (sure < balanced && this.pending[sure]?.target.urgent) sure++;
+    const estimate = this.learning.refusals(this.host);
+    const worst = worstCaseCeiling(this.profile.errorBudget) - session.errors - sure;
+    const cap = Math.min(balanced - sure, Math.max(1, worst));
+    const rest = room - sure >= 1 ? recipientsForRoom(room - sure, estimate, cap) : sure > 0 || balanced === 0 ? 0 : 1;
+    if (session.transactionsDone > 0 && sure === 0) {
+      const fresh = recipientsForRoom(this.profile.errorBudget + BUDGET_SLACK, estimate, limit);
+      if (rest * (this.setupRounds + 1) < fresh && this.pending.length >= fresh) return { batch: [], roomAfter: 0 };
+    }
+    const size = Math.min(balanced, sure + rest);
+    return { batch: this.pending.splice(0, size), roomAfter: room - sure - rest * estimate.rate };
   }
 
   private waitForWork(ms: number): Promise<boolean> {
@@ -245,8 +388,8 @@ export class HostQueue {
     });
   }
 
-  /** One transaction for a chunk; true when the session broke and must be dropped. */
-  private async run(session: ProbeSession, batch: Entry[]): Promise<boolean> {
+  /** One transaction for a chunk, ended by QUIT when `final`, else by EHLO; its replies count once the group ended in step. */
+  private async run(session: ProbeSession, batch: Entry[], final: boolean): Promise<AfterGroup> {
     const sendable: Entry[] = [];
     for (const entry of batch) {
       if (entry.settled) continue;
@@ -255,36 +398,188 @@ export class HostQueue {
         entry.settle({ kind: 'final', outcome: { kind: 'utf8_unsupported' }, attempts: entry.attempts + 1 });
       } else sendable.push(entry);
     }
-    if (sendable.length === 0) return false;
-    const utf8 = sendable.some((e) => e.target.needsUtf8);
+    if (sendable.length === 0) return 'open';
     const result = await session.transaction(
       sendable.map((e) => e.target.recipient),
-      utf8,
+      sendable.some((e) => e.target.needsUtf8),
+      final ? 'quit' : 'ehlo',
     );
-    const retry: Entry[] = [];
+    for (const entry of sendable) entry.attempts++;
+    const hostAsked = this.learn(session, result, sendable);
+    const failure = result.failure;
+    if (result.desync || !result.verified) {
+      // Replies out of step, or a group cut before its end could prove them in step: none is used.
+      const answered: Entry[] = [];
+      const unanswered: Entry[] = [];
+      sendable.forEach((entry, i) => (result.rcpt[i] || (result.mail && !is2xx(result.mail)) ? answered : unanswered).push(entry));
+      const cause = failure ?? { kind: 'protocol', step: 'rcpt', reply: null, detail: 'replies out of step' };
+      this.requeue(answered, cause);
+      this.unanswered(unanswered, result, session);
+      return 'broken';
+    }
+    const mail = result.mail;
+    const throttledFrom = this.throttledFrom(result);
+    const tooMany: Entry[] = [];
+    const back: Entry[] = [];
+    let lastThrottle: SmtpReply | null = null;
     let answered = 0;
-    sendable.forEach((entry, i) => {
-      entry.attempts++;
+    for (const [i, entry] of sendable.entries()) {
       const reply = result.rcpt[i];
-      if (result.mail && !is2xx(result.mail)) {
-        entry.settle({ kind: 'final', outcome: { kind: 'mail_rejected', reply: result.mail }, attempts: entry.attempts });
-      } else if (reply && !isTooManyRecipients(reply)) {
-        answered++;
-        entry.settle({ kind: 'final', outcome: { kind: 'reply', reply }, attempts: entry.attempts });
-      } else if (entry.attempts >= this.settings.maxAttempts) {
-        const failure = result.failure ?? { kind: 'temporary', step: 'rcpt', reply: reply ?? null, detail: 'recipient not answered' };
-        entry.settle({ kind: 'final', outcome: { kind: 'failure', failure }, attempts: entry.attempts });
-      } else retry.push(entry);
+      if (mail && !is2xx(mail)) {
+        if (hostSignalOf(mail) === 'throttled') {
+          lastThrottle = mail;
+          back.push(entry);
+        } else entry.settle({ kind: 'final', outcome: { kind: 'mail_rejected', reply: mail }, attempts: entry.attempts });
+      } else if (reply) {
+        const signal = hostSignalOf(reply);
+        if (signal === 'too_many_recipients') tooMany.push(entry);
+        else if (signal === 'throttled' && i >= throttledFrom) {
+          lastThrottle = reply;
+          back.push(entry);
+        } else {
+          answered++;
+          entry.settle({ kind: 'final', outcome: { kind: 'reply', reply }, attempts: entry.attempts });
+        }
+      }
+    }
+    // 452 4.5.3: the server's recipient limit (RFC 5321 §4.5.3.1.10).
+    if (tooMany.length > 0 && answered > 0 && answered < this.profile.rcptLimit) {
+      this.profile.rcptLimit = answered;
+      void this.learning.save(this.host);
+    }
+    const throttle = lastThrottle;
+    this.requeue(tooMany, { kind: 'temporary', step: 'rcpt', reply: null, detail: 'too many recipients, again and again' });
+    this.throttled(back, { kind: 'temporary', step: 'rcpt', reply: throttle, detail: `the host kept throttling: ${throttle?.code ?? ''} ${throttle?.text ?? ''}`.slice(0, 300) });
+    if (throttle !== null) {
+      // Rate limited: wait before the next session, and use fewer at once.
+      this.backOff();
+      this.target = Math.max(1, this.target - 1);
+    }
+    if (result.closed) return failure ? 'broken' : 'closed';
+    // A throttled host (or one that asked for a back-off) gets no more from this session.
+    return throttle !== null || hostAsked ? 'stop' : 'open';
+  }
+
+  /**
+   * Recipients a broken group left without a reply. What the host did (a 421, an error sleep,
+   * a drop after errors, replies out of step) sends them back to the queue; a timeout or a
+   * drop out of the blue counts as an attempt, and `maxAttempts` of those end them.
+   */
+  private unanswered(entries: readonly Entry[], result: TransactionResult, session: ProbeSession): void {
+    const failure = result.failure;
+    const hostSide =
+      result.desync || failure?.reply?.code === 421 || result.slowdownAfter !== null || (failure?.kind === 'dropped' && session.errors > 0);
+    const cause = failure ?? { kind: 'temporary', step: 'rcpt', reply: null, detail: 'recipient not answered' };
+    if (hostSide) return this.requeue(entries, cause);
+    const retry: Entry[] = [];
+    for (const entry of entries) {
+      if (entry.attempts >= this.settings.maxAttempts) entry.settle({ kind: 'final', outcome: { kind: 'failure', failure: cause }, attempts: entry.attempts });
+      else retry.push(entry);
+    }
+    if (retry.length > 0) this.pending.unshift(...retry);
+  }
+
+  /**
+   * Index from which every RCPT reply of the group is a throttling one. A host that rate-limits
+   * answers so to all recipients from some point on; a throttling text between ordinary
+   * answers is about that recipient (a greylisting server), read by classify-reply.
+   */
+  private throttledFrom(result: TransactionResult): number {
+    let from = result.rcpt.length;
+    for (let i = result.rcpt.length - 1; i >= 0; i--) {
+      const reply = result.rcpt[i];
+      if (reply === undefined) continue;
+      if (hostSignalOf(reply) !== 'throttled') break;
+      from = i;
+    }
+    return from;
+  }
+
+  /** What the transaction teaches about the host; true when the host asked us to back off. */
+  private learn(session: ProbeSession, result: TransactionResult, sent: readonly Entry[]): boolean {
+    let asked = 0;
+    let refused = 0;
+    sent.forEach((entry, i) => {
+      const reply = result.rcpt[i];
+      if (entry.target.urgent || !reply) return;
+      asked++;
+      if (reply.code >= 400) refused++;
     });
-    // Retries without a broken session mean "too many recipients": learn the server's limit.
-    if (!result.failure && retry.length > 0 && answered > 0) this.rcptLimit = answered;
-    this.pending.unshift(...retry);
-    return result.failure !== null;
+    this.learning.record(this.host, asked, refused);
+    let changed = false;
+    const failure = result.failure;
+    let backOff = false;
+    if (result.slowEhlo) {
+      // A late answer to a repeated greeting: the host counts them (Sendmail); stay below this one.
+      changed = this.learning.greetingsLimited(this.host, session.greetings - 1);
+    }
+    if (result.desync) {
+      changed = !this.profile.strict || changed;
+      this.profile.strict = true;
+    } else if (result.slowdownAfter !== null) {
+      // Every reply slowed once the session had made N errors: the host's limit is N.
+      changed = this.learning.limitSeen(this.host, result.slowdownAfter) || changed;
+    } else if (result.slowRejections >= 2) {
+      // Rejections held back one by one (two of them: one could be a stall of this process).
+      changed = this.learning.tarpitSeen(this.host) || changed;
+    }
+    const closing = failure?.reply?.code === 421 ? failure.reply : null;
+    if (closing && COMMAND_LIMIT.test(closing.text)) {
+      // The host counts commands (RSET, NOOP…): fewer transactions per session.
+      const most = Math.max(1, session.transactionsDone - 1);
+      if (most < this.profile.transactions) {
+        this.profile.transactions = most;
+        changed = true;
+      }
+    } else if (session.errors > 0 && ((closing && ERROR_LIMIT.test(closing.text)) || (failure?.kind === 'dropped' && !result.desync))) {
+      // Closed for errors (or cut without a word) after N errors: that is the host's error limit.
+      changed = this.learning.limitSeen(this.host, session.errors) || changed;
+    } else if (closing) {
+      // A 421 with no error behind it: the host is busy or rate-limiting; give it time.
+      backOff = true;
+      this.backOff();
+      this.target = Math.max(1, this.target - 1);
+    }
+    if (changed) void this.learning.save(this.host);
+    return backOff;
+  }
+
+  /** Back to the queue, unless the host has refused them too often (then final, as `failure`). */
+  private requeue(entries: readonly Entry[], failure: SessionFailure): void {
+    const back: Entry[] = [];
+    for (const entry of entries) {
+      if (entry.settled) continue;
+      if (this.closing) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
+      else if (++entry.requeues > (this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES)) {
+        entry.settle({ kind: 'final', outcome: { kind: 'failure', failure }, attempts: entry.attempts });
+      } else back.push(entry);
+    }
+    if (back.length > 0) this.pending.unshift(...back);
+  }
+
+  /**
+   * Back to the queue after a throttling reply: a rate limit says "not now", so these are
+   * not counted as refusals; they end (as `failure`) only once the host has throttled them
+   * for longer than maxThrottleMs.
+   */
+  private throttled(entries: readonly Entry[], failure: SessionFailure): void {
+    const now = this.now();
+    const back: Entry[] = [];
+    for (const entry of entries) {
+      if (entry.settled) continue;
+      entry.throttledSince ??= now;
+      if (this.closing) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
+      else if (now - entry.throttledSince > (this.settings.maxThrottleMs ?? 30_000)) {
+        entry.settle({ kind: 'final', outcome: { kind: 'failure', failure }, attempts: entry.attempts });
+      } else back.push(entry);
+    }
+    if (back.length > 0) this.pending.unshift(...back);
   }
 
   /** QUITs every session and settles what is still waiting as aborted. */
   async close(): Promise<void> {
     this.closing = true;
+    this.wakeBackoff?.();
     for (const wake of this.idle.splice(0)) wake();
     for (const entry of this.pending.splice(0)) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
     await Promise.allSettled([...this.workers]);

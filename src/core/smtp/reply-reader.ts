@@ -3,6 +3,9 @@
  * (timeout, closed, protocol) so a hostile server costs at most one deadline and a bounded
  * buffer. Replies that arrive before they are asked for (pipelining, RFC 2920) are queued,
  * up to a cap: a server cannot flood the client with unsolicited replies.
+ *
+ * Each reply carries the time its bytes arrived (one clock read per chunk, on the injected
+ * clock): the session reads reply latency from it to notice a tarpit or an error sleep.
  */
 import type { Socket } from 'node:net';
 import { ReplyParser, type ReplyLimits, type SmtpReply } from './reply.js';
@@ -17,6 +20,12 @@ const MAX_QUEUED_REPLIES = 256;
 export class ReplyReader {
   private readonly parser: ReplyParser;
   private readonly queue: SmtpReply[] = [];
+  /** Arrival time of each queued reply, in step with `queue`. */
+  private readonly times: number[] = [];
+  /** When the chunk being parsed arrived. */
+  private chunkAt = 0;
+  /** Arrival time of the reply last handed out by take() or next(). */
+  lastAt = 0;
   private waiter: ((result: ReadResult) => void) | null = null;
   private ended: ReadResult | null = null;
   private readonly onData = (chunk: Buffer): void => this.data(chunk);
@@ -26,6 +35,7 @@ export class ReplyReader {
   constructor(
     private readonly socket: Socket,
     limits: ReplyLimits,
+    private readonly now: () => number,
   ) {
     this.parser = new ReplyParser(limits);
     socket.on('data', this.onData);
@@ -50,11 +60,13 @@ export class ReplyReader {
    * a transaction of 100 recipients should not pay a promise per reply. Undefined when none is queued.
    */
   take(): SmtpReply | undefined {
-    return this.queue.shift();
+    const reply = this.queue.shift();
+    if (reply) this.lastAt = this.times.shift() ?? this.lastAt;
+    return reply;
   }
 
   next(timeoutMs: number): Promise<ReadResult> {
-    const ready = this.queue.shift();
+    const ready = this.take();
     if (ready) return Promise.resolve({ ok: true, reply: ready });
     if (this.ended) return Promise.resolve(this.ended);
     if (timeoutMs <= 0) return Promise.resolve({ ok: false, failure: 'timeout', detail: 'session deadline reached' });
@@ -73,6 +85,7 @@ export class ReplyReader {
 
   private data(chunk: Buffer): void {
     if (this.ended) return;
+    this.chunkAt = this.now();
     const problem = this.parser.feed(chunk, this.onReply);
     if (problem) {
       this.finish({ ok: false, failure: 'protocol', detail: `malformed reply: ${problem}` });
@@ -84,8 +97,13 @@ export class ReplyReader {
   }
 
   private deliver(reply: SmtpReply): void {
-    if (this.waiter) this.waiter({ ok: true, reply });
-    else this.queue.push(reply);
+    if (this.waiter) {
+      this.lastAt = this.chunkAt;
+      this.waiter({ ok: true, reply });
+    } else {
+      this.queue.push(reply);
+      this.times.push(this.chunkAt);
+    }
   }
 
   private finish(result: ReadResult): void {

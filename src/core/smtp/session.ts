@@ -8,21 +8,31 @@
  * session deadline, no caps on reply size or line count, cannot pipeline a batch of RCPTs and
  * read the replies one by one without sending DATA, and treat a 5xx at RCPT as an exception
  * rather than the answer. A probe against hostile servers needs all of those.
+ *
+ * Replies are matched to commands by their order alone (RFC 2920 §3.1), so the session checks
+ * that order (reply-order.ts): a reply that arrives before its command was sent, or a reply
+ * that cannot answer its command, means the server's replies are out of step — the session
+ * reports `desync` and none of the group's replies may be used. A group can end with a
+ * command whose reply nothing else resembles, which proves that no reply before it was
+ * shifted: QUIT (221) when the session ends, or EHLO again (its multi-line greeting; RFC 5321
+ * §4.1.4 lets a client repeat it, and it resets the transaction as RSET would) when it goes on.
  */
 import type { Socket } from 'node:net';
+import { systemClock } from '../ports.js';
 import { openTransport, upgradeTls, type ProxySettings } from './connect.js';
 import type { ReplyLimits, SmtpReply } from './reply.js';
 import { ReplyReader, type ReadResult } from './reply-reader.js';
+import { ReplyTiming, fitsCommand, type GroupStep } from './reply-order.js';
 
-export type SmtpStep = 'connect' | 'banner' | 'ehlo' | 'helo' | 'starttls' | 'mail' | 'rcpt' | 'rset';
+export type SmtpStep = 'connect' | 'banner' | 'ehlo' | 'helo' | 'starttls' | 'mail' | 'rcpt' | 'rset' | 'quit';
 
 export type SessionFailureKind =
   | 'refused' // nothing listens / unreachable
   | 'timeout' // a step or the session deadline ran out
   | 'dropped' // the server closed the connection mid-session
-  | 'protocol' // malformed or oversized replies
+  | 'protocol' // malformed or oversized replies, or replies out of step with the commands
   | 'tls' // STARTTLS handshake failed
-  | 'temporary' // 421 / 4xx where the session needed 2xx
+  | 'temporary' // 421 / 4xx where the session needed 2xx, or a server that slowed every reply
   | 'rejected' // 5xx at banner / HELO (policy)
   | 'proxy';
 
@@ -43,6 +53,12 @@ export interface SessionSettings {
   proxy: ProxySettings | null;
   useStartTls: boolean;
   limits: ReplyLimits;
+  /** Milliseconds on the engine's clock (ports.ts Clock); default the system clock. */
+  now?: () => number;
+  /** A reply this much later than the ones before it is slow (tarpit, error sleep). Default 600 ms. */
+  slowReplyMs?: number;
+  /** One command at a time, never pipelined: for a host whose replies were once out of step. */
+  strict?: boolean;
 }
 
 export interface Capabilities {
@@ -59,11 +75,26 @@ export interface TransactionResult {
   rcpt: Array<SmtpReply | undefined>;
   /** Set when the session is no longer usable. */
   failure: SessionFailure | null;
+  /** The group's last command (QUIT or EHLO) was answered at its place: every reply of the group is in step. */
+  verified: boolean;
+  /** QUIT went with the group and was answered: the session is over. */
+  closed: boolean;
+  /** Replies out of step with the commands: none of this session's replies can be trusted. */
+  desync: boolean;
+  /** The server slowed every reply once the session had this many errors (error sleep); the session was dropped. */
+  slowdownAfter: number | null;
+  /** The EHLO that ended the group was answered late: the host slows repeated greetings (Sendmail). */
+  slowEhlo: boolean;
+  /** Rejections that came slow (a tarpit holds each one back). */
+  slowRejections: number;
 }
 
 export type OpenResult = { ok: true; session: ProbeSession } | { ok: false; failure: SessionFailure };
 
 const is2xx = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
+const DEFAULT_SLOW_REPLY_MS = 600;
+/** Unsolicited lines tolerated before the 220 greeting (then the session goes strict). */
+const MAX_LINES_BEFORE_BANNER = 5;
 
 function capabilitiesOf(ehlo: SmtpReply | null): Capabilities {
   const keywords = new Set((ehlo?.lines.slice(1) ?? []).map((line) => line.trim().split(/\s+/)[0]?.toUpperCase() ?? ''));
@@ -85,54 +116,91 @@ function failureFromReply(reply: SmtpReply, step: SmtpStep): SessionFailure {
   return { kind, step, reply, detail: `${step}: ${reply.code} ${reply.text}`.slice(0, 300) };
 }
 
+/** How a group ends: QUIT (the session is over), EHLO (it goes on), or nothing to check it. */
+export type GroupEnd = 'quit' | 'ehlo' | 'none';
+
+const desynced = (step: SmtpStep, detail: string): SessionFailure => ({ kind: 'protocol', step, reply: null, detail: `${step}: replies out of step with commands (${detail})` });
+
 export class ProbeSession {
   private transactions = 0;
+  /** The last transaction was not ended by EHLO: the next one starts with RSET. */
+  private needsReset = false;
   private closed = false;
+  /** Error replies (4xx/5xx) this session has collected: what servers count against a client. */
+  errors = 0;
+  /** HELO/EHLO commands sent in this session (Sendmail slows from the third). */
+  greetings: number;
 
   private constructor(
     private socket: Socket,
     private reader: ReplyReader,
     private readonly settings: SessionSettings,
+    private readonly now: () => number,
     private readonly deadline: number,
     readonly greeting: SmtpReply,
+    /** The reply to the first EHLO (or HELO): a repeated EHLO must get the same first line. */
+    private readonly hello: SmtpReply | null,
     public capabilities: Capabilities,
-  ) {}
+    /** Round trip of the EHLO exchange: the yardstick for slow replies. */
+    private readonly rttMs: number,
+    /** Lockstep, unpipelined: the server's replies were out of step once. */
+    readonly strict: boolean,
+    greetings: number,
+  ) {
+    this.greetings = greetings;
+  }
 
   /** Connects to the first reachable address and runs the handshake. */
   static async open(host: string, addresses: readonly string[], settings: SessionSettings): Promise<OpenResult> {
-    const deadline = Date.now() + settings.sessionMaxMs;
+    const now = settings.now ?? (() => systemClock.now().getTime());
+    const deadline = now() + settings.sessionMaxMs;
     let last: SessionFailure = { kind: 'refused', step: 'connect', reply: null, detail: `${host}: no address` };
     for (const ip of addresses) {
-      const budget = Math.min(settings.stepTimeoutMs, deadline - Date.now());
+      const budget = Math.min(settings.stepTimeoutMs, deadline - now());
       if (budget <= 0) break;
       const transport = await openTransport(ip, settings.port, budget, settings.proxy);
       if (!transport.ok) {
         last = { kind: transport.failure, step: 'connect', reply: null, detail: transport.detail };
         continue;
       }
-      return ProbeSession.handshake(host, transport.socket, settings, deadline);
+      return ProbeSession.handshake(host, transport.socket, settings, now, deadline);
     }
     return { ok: false, failure: last };
   }
 
-  private static async handshake(host: string, socket: Socket, settings: SessionSettings, deadline: number): Promise<OpenResult> {
-    let reader = new ReplyReader(socket, settings.limits);
-    const step = (): number => Math.min(settings.stepTimeoutMs, deadline - Date.now());
+  private static async handshake(host: string, socket: Socket, settings: SessionSettings, now: () => number, deadline: number): Promise<OpenResult> {
+    let reader = new ReplyReader(socket, settings.limits, now);
+    const step = (): number => Math.min(settings.stepTimeoutMs, deadline - now());
     const fail = (failure: SessionFailure): OpenResult => {
       socket.destroy();
       return { ok: false, failure };
     };
-    const banner = await reader.next(step());
+    let strict = settings.strict === true;
+    let banner = await reader.next(step());
+    // Lines before the greeting answer no command: skipped, and the session speaks one command
+    // at a time from here (RFC 5321 §4.3.1: the greeting is the server's first reply).
+    for (let skipped = 0; banner.ok && banner.reply.code !== 220 && is2xx(banner.reply) && skipped < MAX_LINES_BEFORE_BANNER; skipped++) {
+      strict = true;
+      banner = await reader.next(step());
+    }
     if (!banner.ok) return fail(failureFromRead(banner, 'banner'));
     if (banner.reply.code !== 220) return fail(failureFromReply(banner.reply, 'banner'));
 
+    let rttMs = 0;
+    let greetings = 0;
     const greet = async (r: ReplyReader, s: Socket): Promise<{ ehlo: SmtpReply | null } | { failure: SessionFailure }> => {
+      // Anything waiting now was sent unasked (e.g. a second greeting): it would be read as the EHLO reply.
+      if (r.queued > 0) return { failure: desynced('ehlo', 'a reply came before EHLO was sent') };
+      const sentAt = now();
+      greetings++;
       s.write(`EHLO ${settings.heloName}\r\n`);
       const ehlo = await r.next(step());
       if (!ehlo.ok) return { failure: failureFromRead(ehlo, 'ehlo') };
+      rttMs = Math.max(0, r.lastAt - sentAt);
       if (is2xx(ehlo.reply)) return { ehlo: ehlo.reply };
       if (ehlo.reply.code === 421 || ehlo.reply.code < 500) return { failure: failureFromReply(ehlo.reply, 'ehlo') };
       // RFC 5321 §3.2: a server that does not know EHLO answers 5xx; fall back to HELO.
+      greetings++;
       s.write(`HELO ${settings.heloName}\r\n`);
       const helo = await r.next(step());
       if (!helo.ok) return { failure: failureFromRead(helo, 'helo') };
@@ -143,6 +211,7 @@ export class ProbeSession {
     let greeted = await greet(reader, socket);
     if ('failure' in greeted) return fail(greeted.failure);
     let capabilities = capabilitiesOf(greeted.ehlo);
+    let hello = greeted.ehlo;
 
     if (capabilities.starttls && settings.useStartTls) {
       socket.write('STARTTLS\r\n');
@@ -154,92 +223,185 @@ export class ProbeSession {
         const tls = await upgradeTls(socket, host, step());
         if (!tls.ok) return fail({ kind: 'tls', step: 'starttls', reply: null, detail: tls.detail });
         socket = tls.socket;
-        reader = new ReplyReader(socket, settings.limits);
+        reader = new ReplyReader(socket, settings.limits, now);
         // RFC 3207 §4.2: forget what was learnt before TLS and greet again.
         greeted = await greet(reader, socket);
         if ('failure' in greeted) return fail(greeted.failure);
         capabilities = capabilitiesOf(greeted.ehlo);
+        hello = greeted.ehlo;
       }
       // Any other reply (454 TLS not available): continue in plaintext, as opportunistic TLS allows.
     }
-    return { ok: true, session: new ProbeSession(socket, reader, settings, deadline, banner.reply, capabilities) };
+    return { ok: true, session: new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, strict, greetings) };
+  }
+
+  /** Round trip of the EHLO exchange, in ms. */
+  get roundTripMs(): number {
+    return this.rttMs;
+  }
+
+  /** Transactions started on this session. */
+  get transactionsDone(): number {
+    return this.transactions;
   }
 
   get remainingMs(): number {
-    return this.deadline - Date.now();
+    return this.deadline - this.now();
   }
 
   get usable(): boolean {
     return !this.closed && this.remainingMs > this.settings.stepTimeoutMs;
   }
 
+  /** Whether command groups go out pipelined (RFC 2920) on this session. */
+  get pipelined(): boolean {
+    return this.capabilities.pipelining && !this.strict;
+  }
+
   private stepBudget(): number {
-    return Math.min(this.settings.stepTimeoutMs, this.deadline - Date.now());
+    return Math.min(this.settings.stepTimeoutMs, this.deadline - this.now());
+  }
+
+  /** Whether a group on this session can end with EHLO (the server spoke ESMTP). */
+  get canVerifyWithEhlo(): boolean {
+    return this.hello !== null;
   }
 
   /**
-   * MAIL FROM + one RCPT per recipient. With PIPELINING (RFC 2920 §3.1: RSET, MAIL and RCPT
-   * may all be sent without waiting) the whole group goes out in one write; each reply must
-   * still arrive within the step timeout of the one before it.
+   * MAIL FROM + one RCPT per recipient, ended by `end` (QUIT or EHLO, see above). With
+   * PIPELINING (RFC 2920 §3.1: RSET, MAIL and RCPT may be sent without waiting; EHLO or QUIT
+   * last) the whole group goes out in one write; each reply must still arrive within the step
+   * timeout of the one before it.
    */
-  async transaction(recipients: readonly string[], smtputf8: boolean): Promise<TransactionResult> {
+  async transaction(recipients: readonly string[], smtputf8: boolean, end: GroupEnd = 'none'): Promise<TransactionResult> {
+    const steps: GroupStep[] = [];
     const commands: string[] = [];
-    const needsRset = this.transactions > 0;
-    if (needsRset) commands.push('RSET\r\n');
+    if (this.needsReset) {
+      steps.push({ step: 'rset', index: -1 });
+      commands.push('RSET\r\n');
+    }
     // RFC 6531 §3.4: SMTPUTF8 on MAIL announces a UTF-8 envelope.
+    steps.push({ step: 'mail', index: -1 });
     commands.push(`MAIL FROM:<${this.settings.mailFrom}>${smtputf8 ? ' SMTPUTF8' : ''}\r\n`);
-    for (const rcpt of recipients) commands.push(`RCPT TO:<${rcpt}>\r\n`);
+    recipients.forEach((rcpt, index) => {
+      steps.push({ step: 'rcpt', index });
+      commands.push(`RCPT TO:<${rcpt}>\r\n`);
+    });
+    const ender = end === 'ehlo' && !this.hello ? 'none' : end;
+    if (ender === 'quit') {
+      steps.push({ step: 'quit', index: -1 });
+      commands.push('QUIT\r\n');
+    } else if (ender === 'ehlo') {
+      steps.push({ step: 'ehlo', index: -1 });
+      commands.push(`EHLO ${this.settings.heloName}\r\n`);
+      this.greetings++;
+    }
     this.transactions++;
-    const result: TransactionResult = { mail: null, rcpt: recipients.map(() => undefined), failure: null };
-    const steps: SmtpStep[] = [...(needsRset ? (['rset'] as const) : []), 'mail', ...recipients.map(() => 'rcpt' as const)];
-
-    if (this.capabilities.pipelining) {
-      this.socket.write(commands.join(''));
-      for (let i = 0; i < steps.length; i++) {
-        let reply = this.reader.take();
-        if (!reply) {
-          const read = await this.reader.next(this.stepBudget());
-          if (!read.ok) return this.fail(result, failureFromRead(read, steps[i] ?? 'rcpt'));
-          reply = read.reply;
-        }
-        if (!this.record(result, steps[i] ?? 'rcpt', i - (needsRset ? 1 : 0), reply)) return result;
+    this.needsReset = ender !== 'ehlo';
+    const result: TransactionResult = {
+      mail: null,
+      rcpt: recipients.map(() => undefined),
+      failure: null,
+      verified: false,
+      closed: false,
+      desync: false,
+      slowdownAfter: null,
+      slowRejections: 0,
+      slowEhlo: false,
+    };
+    const timing = new ReplyTiming(this.rttMs, Math.max(this.settings.slowReplyMs ?? DEFAULT_SLOW_REPLY_MS, this.rttMs * 4));
+    const pipelined = this.pipelined;
+    // Late replies in a row, whether one of them was accepted, and the errors before the first.
+    let slowRun = 0;
+    let slowAccepted = false;
+    let slowRunAfter = 0;
+    for (let i = 0; i < steps.length; i++) {
+      const { step, index } = steps[i] as GroupStep;
+      if (i === 0 || !pipelined) {
+        // Every earlier reply has been taken: one waiting now was sent unasked.
+        if (this.reader.queued > 0) return this.fail(result, desynced(step, 'a reply came before its command was sent'), true);
+        timing.sent(this.now());
+        this.socket.write(pipelined ? commands.join('') : (commands[i] ?? ''));
       }
-      return result;
+      let reply = this.reader.take();
+      if (!reply) {
+        const read = await this.reader.next(this.stepBudget());
+        if (!read.ok) return this.fail(result, failureFromRead(read, step));
+        reply = read.reply;
+      }
+      if (step === 'ehlo' || step === 'quit') {
+        result.slowEhlo = step === 'ehlo' && timing.slow(this.reader.lastAt);
+        // The group's last reply, at its own place: nothing before it was shifted.
+        // A 421 there (the server closing, e.g. Postfix's hard error limit) is in step too.
+        const inStep = step === 'quit' ? fitsCommand('quit', reply) : reply.code === 421 || (is2xx(reply) && reply.lines[0] === this.hello?.lines[0]);
+        if (!inStep) return this.fail(result, desynced(step, `${reply.code} cannot answer ${step.toUpperCase()}`), true);
+        if (this.reader.queued > 0) return this.fail(result, desynced(step, 'more replies than commands'), true);
+        result.verified = true;
+        if (step === 'quit' || reply.code === 421) {
+          result.closed = true;
+          if (reply.code === 421) result.failure = failureFromReply(reply, step);
+          this.destroy();
+        }
+        return result;
+      }
+      if (!fitsCommand(step, reply)) return this.fail(result, desynced(step, `${reply.code} cannot answer ${step.toUpperCase()}`), true);
+      const slow = timing.slow(this.reader.lastAt);
+      if (slow) {
+        if (slowRun === 0) slowRunAfter = this.errors;
+        slowRun++;
+        slowAccepted ||= is2xx(reply);
+        if (reply.code >= 400) result.slowRejections++;
+      } else {
+        slowRun = 0;
+        slowAccepted = false;
+      }
+      if (reply.code === 421) return this.fail(result, failureFromReply(reply, step));
+      if (reply.code >= 400) this.errors++;
+      if (step === 'mail') result.mail = reply;
+      else if (step === 'rcpt' && result.mail && is2xx(result.mail)) result.rcpt[index] = reply;
+      // An error sleep (Postfix smtpd_error_sleep_time, Sendmail BadRcptThrottle) delays every
+      // reply once the client has made enough errors, accepted ones too: waiting out the rest of
+      // the group would cost a sleep per reply, so the session ends here (what is unanswered goes
+      // back to the queue). A tarpit delays the rejections only: those are the answers, awaited.
+      // Two late replies in a row, one of them accepted, tell an error sleep from a stall of this
+      // process (after which the queued replies all come at once, only the first of them late).
+      if (slowRun >= 2 && slowAccepted && slowRunAfter > 0) {
+        result.slowdownAfter = slowRunAfter;
+        return this.fail(result, { kind: 'temporary', step, reply: null, detail: `${step}: every reply slowed after ${slowRunAfter} errors (error sleep)` });
+      }
+      if (step === 'mail' && !is2xx(reply) && !pipelined) {
+        // Nothing more to ask in this transaction; its end still checks the replies' order.
+        const last = steps.findIndex((s) => s.step === 'ehlo' || s.step === 'quit');
+        if (last < 0) break;
+        i = last - 1;
+      }
     }
-    for (const [i, command] of commands.entries()) {
-      const step = steps[i] ?? 'rcpt';
-      this.socket.write(command);
-      const read = await this.reader.next(this.stepBudget());
-      if (!read.ok) return this.fail(result, failureFromRead(read, step));
-      if (!this.record(result, step, i - (needsRset ? 1 : 0), read.reply)) return result;
-      if (step === 'mail' && !is2xx(read.reply)) return result;
-    }
+    if (pipelined && this.reader.queued > 0) return this.fail(result, desynced('rcpt', 'more replies than commands'), true);
     return result;
   }
 
-  /** Stores one reply; false when the session must stop (421: the server is closing). */
-  private record(result: TransactionResult, step: SmtpStep, index: number, reply: SmtpReply): boolean {
-    if (reply.code === 421) {
-      this.fail(result, failureFromReply(reply, step));
+  private fail(result: TransactionResult, failure: SessionFailure, desync = false): TransactionResult {
+    result.failure = failure;
+    result.desync = desync;
+    this.destroy();
+    return result;
+  }
+
+  /**
+   * Polite end (RFC 5321 §4.1.1.10); bounded by a short wait, never by the server. True when
+   * nothing unasked was waiting and the reply, if any came, is QUIT's: every reply read in this
+   * session was in step.
+   */
+  async quit(): Promise<boolean> {
+    if (this.closed) return false;
+    if (this.reader.queued > 0) {
+      this.destroy();
       return false;
     }
-    if (step === 'mail') result.mail = reply;
-    else if (step === 'rcpt' && result.mail && is2xx(result.mail)) result.rcpt[index - 1] = reply;
-    return true;
-  }
-
-  private fail(result: TransactionResult, failure: SessionFailure): TransactionResult {
-    result.failure = failure;
-    this.destroy();
-    return result;
-  }
-
-  /** Polite end (RFC 5321 §4.1.1.10); bounded by a short wait, never by the server. */
-  async quit(): Promise<void> {
-    if (this.closed) return;
     this.socket.write('QUIT\r\n');
-    await this.reader.next(Math.min(this.settings.stepTimeoutMs, 1000, Math.max(0, this.remainingMs)));
+    const reply = await this.reader.next(Math.min(this.settings.stepTimeoutMs, 1000, Math.max(0, this.remainingMs)));
     this.destroy();
+    return !reply.ok || fitsCommand('quit', reply.reply);
   }
 
   destroy(): void {

@@ -1,5 +1,5 @@
 /**
- * The bulk writes of the shared scripts (src/store/roles/dialect-parts.ts) on PostgreSQL: one
+ * Roles: ledger, verifications, batches, lists (their bulk writes, PostgreSQL). The bulk writes of the shared scripts (src/store/roles/dialect-parts.ts) on PostgreSQL: one
  * statement over arrays (`unnest`) per step, whatever the row count, so a gathered transaction of
  * hundreds of results costs a handful of round trips.
  */

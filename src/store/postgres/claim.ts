@@ -1,5 +1,5 @@
 /**
- * The claim of the work queue on PostgreSQL (src/store/backend.ts WorkQueueRole.claim): items
+ * Role: work queue (the claim, PostgreSQL). The claim of the work queue on PostgreSQL (src/store/backend.ts WorkQueueRole.claim): items
  * leased with FOR UPDATE SKIP LOCKED, so two workers never take one item and neither waits for
  * the other; pending items whole domains at a time, concurrent claims taking disjoint domains.
  * Its own statements use PostgreSQL's numbered parameters (a domain and a request id recur).

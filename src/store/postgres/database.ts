@@ -1,10 +1,11 @@
 /**
- * The query interface (src/store/sql.ts) on PostgreSQL: one pg Pool, type parsers that return
+ * Serves every role: the query interface on PostgreSQL. The query interface (src/store/sql.ts) on PostgreSQL: one pg Pool, type parsers that return
  * what the roles promise (timestamps as ISO-8601 strings, counts as numbers), transactions with
  * retry on serialization failures and deadlocks, and numbered migrations applied under a session
  * advisory lock so several nodes starting at once apply each migration exactly once.
  */
 import pg from 'pg';
+import type { Logger } from '../../logger.js';
 import { listMigrations } from '../migrations.js';
 import { ListParam, Rollback } from '../sql.js';
 import type { Db, Dialect, Param, Tx } from '../sql.js';
@@ -39,6 +40,8 @@ export interface PoolSettings {
    * anyway, and cached domain facts), never the store's items, results or credits.
    */
   asyncCommit?: boolean;
+  /** Hears an idle client dropped by the server (restart, failover): the pool replaces it. */
+  log: Logger;
 }
 
 export function createPool(databaseUrl: string, settings: PoolSettings): pg.Pool {
@@ -50,8 +53,8 @@ export function createPool(databaseUrl: string, settings: PoolSettings): pg.Pool
     idleTimeoutMillis: 30_000,
     ...(settings.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
-  // An idle client that loses its server (restart, failover) must not crash the process.
-  pool.on('error', () => undefined);
+  // An idle client that loses its server (restart, failover) must not crash the process; the pool opens another.
+  pool.on('error', (err) => settings.log.warn({ err, pool: settings.applicationName ?? 'presend' }, 'an idle database connection was lost'));
   return pool;
 }
 
@@ -79,7 +82,7 @@ function bind(params: readonly Param[]): unknown[] {
 }
 
 /** The query interface on one client (a transaction) or on the pool (single statements). */
-function queries(on: Pick<pg.Pool, 'query'>): Tx {
+function queries(on: Pick<pg.Pool, 'query'>): Tx & Pick<Db, 'all' | 'get' | 'run'> {
   return {
     dialect: pgDialect,
     all: async <R>(sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rows as R[],
@@ -93,7 +96,7 @@ const RETRYABLE = new Set(['40001', '40P01']);
 
 export class PgDatabase implements Db {
   readonly dialect = pgDialect;
-  private readonly single: Tx;
+  private readonly single: Pick<Db, 'all' | 'get' | 'run'>;
   private closed: Promise<void> | null = null;
 
   constructor(readonly pool: pg.Pool) {

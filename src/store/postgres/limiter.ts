@@ -1,5 +1,5 @@
 /**
- * The SessionLimiter shared by every worker on one PostgreSQL (DESIGN.md §1, §5): per MX host
+ * Role: engine state (MX session slots, PostgreSQL). The SessionLimiter shared by every worker on one PostgreSQL (DESIGN.md §1, §5): per MX host
  * at most `maxPerHost` rows in mx_session_slots hold a live lease, whichever worker holds them,
  * so the politeness limit holds summed over all workers. A slot is leased, renewed while its
  * SMTP session lives, and deleted on release; a worker that dies (SIGKILL, lost host) stops
@@ -11,9 +11,13 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { SessionLimiter } from '../../core/ports.js';
+import type { Logger } from '../../logger.js';
+import { coalesced } from './coalesced.js';
 
 export interface PgSessionLimiterOptions {
   maxPerHost: number;
+  /** Hears failed heartbeats and releases (both survivable: leases expire). */
+  log: Logger;
   /** How long a slot outlives its holder's last heartbeat. Default 15 s. */
   leaseMs?: number;
   /** First wait when every slot is taken; doubles up to maxPollMs. */
@@ -52,25 +56,6 @@ const TAKE_SLOTS = `
   WHERE mx_session_slots.lease_expires_at < clock_timestamp()
   RETURNING holder`;
 
-/** Calls made in the same turn of the event loop go to `run` together; each gets its own answer. */
-function coalesced<I, O>(run: (inputs: I[]) => Promise<O[]>): (input: I) => Promise<O> {
-  let queue: Array<{ input: I; resolve: (out: O) => void; reject: (err: unknown) => void }> = [];
-  return (input) =>
-    new Promise<O>((resolve, reject) => {
-      if (queue.length === 0) {
-        setImmediate(() => {
-          const batch = queue;
-          queue = [];
-          run(batch.map((b) => b.input)).then(
-            (outs) => batch.forEach((b, i) => b.resolve(outs[i] as O)),
-            (err: unknown) => batch.forEach((b) => b.reject(err)),
-          );
-        });
-      }
-      queue.push({ input, resolve, reject });
-    });
-}
-
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
@@ -97,7 +82,8 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
         [...holders],
         leaseMs,
       ])
-      .catch(() => undefined); // a missed beat is survivable: the lease is three beats long
+      // A missed beat is survivable (the lease is three beats long), but it is heard.
+      .catch((err: unknown) => options.log.warn({ err, slots: holders.size }, 'could not renew MX session slots'));
   }, Math.max(100, Math.floor(leaseMs / 3)));
   heartbeat.unref();
 
@@ -106,9 +92,16 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
     const got = new Set(taken.rows.map((r) => r.holder));
     return asked.map((a) => got.has(a.holder));
   });
-  // If a delete fails the lease simply runs out.
+  // If a delete fails the slot's lease simply runs out.
+  const deleteSlots = (holders: string[]) =>
+    pool
+      .query('DELETE FROM mx_session_slots WHERE holder = ANY($1::text[])', [holders])
+      .then(
+        () => undefined,
+        (err: unknown) => options.log.warn({ err, slots: holders.length }, 'could not free MX session slots; their leases will expire'),
+      );
   const free = coalesced<string, void>(async (gone) => {
-    await pool.query('DELETE FROM mx_session_slots WHERE holder = ANY($1::text[])', [gone]).catch(() => undefined);
+    await deleteSlots(gone);
     return gone.map(() => undefined);
   });
 
@@ -127,8 +120,9 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
         let got = false;
         try {
           got = await take({ host: mxHost, holder });
-        } catch {
+        } catch (err) {
           // The database is unreachable for a moment: wait and try again rather than probe unbounded.
+          options.log.warn({ err, mxHost }, 'could not take an MX session slot; retrying');
         }
         if (got) {
           if (closed || signal?.aborted) {
@@ -150,7 +144,7 @@ export function createPgSessionLimiter(pool: pg.Pool, options: PgSessionLimiterO
       clearInterval(heartbeat);
       const mine = [...holders];
       holders.clear();
-      if (mine.length > 0) await pool.query('DELETE FROM mx_session_slots WHERE holder = ANY($1::text[])', [mine]).catch(() => undefined);
+      if (mine.length > 0) await deleteSlots(mine);
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Rate limits on PostgreSQL: one token-bucket row per key, shared by every API node. The row is
+ * Role: rate limits (PostgreSQL). Rate limits on PostgreSQL: one token-bucket row per key, shared by every API node. The row is
  * created full, then locked while it is refilled and one token taken, so concurrent requests on
  * two nodes queue on the row and never spend the same token twice. The refill clock never runs
  * backwards, even when nodes' clocks disagree slightly.

@@ -1,5 +1,5 @@
 /**
- * The engine's shared state when the store is PostgreSQL (DESIGN.md §1): per-MX session slots
+ * Role: engine state (PostgreSQL). The engine's shared state when the store is PostgreSQL (DESIGN.md §1): per-MX session slots
  * and domain facts live in the database, so the politeness limit holds summed over every
  * worker and API node, and a domain's MX set or catch-all status found by one process serves
  * all of them. On SQLite there is nothing to share across hosts: the engine keeps its
@@ -9,6 +9,7 @@
  * sharedPoolSize (connections for slots and facts).
  */
 import type { PresendConfig } from '../../config.js';
+import type { Logger } from '../../logger.js';
 import type { FactsCache, SessionLimiter } from '../../core/ports.js';
 import { createPool } from './database.js';
 import { createPgSessionLimiter } from './limiter.js';
@@ -24,13 +25,14 @@ export interface SharedEngineState {
 export function openSharedEngineState(
   databaseUrl: string,
   config: Pick<PresendConfig, 'maxSessionsPerMx' | 'mxSlotLeaseMs' | 'sharedPoolSize'>,
+  log: Logger,
 ): SharedEngineState {
   // Slot and fact writes sit on the path of every new SMTP session: they commit without waiting
   // for the WAL flush. A database crash can lose the last fraction of a second of them: a slot
   // that looks free again for at most one session (leases expire anyway), a fact probed again.
-  const pool = createPool(databaseUrl, { max: config.sharedPoolSize, applicationName: 'presend-engine', asyncCommit: true });
-  const limiter = createPgSessionLimiter(pool, { maxPerHost: config.maxSessionsPerMx, leaseMs: config.mxSlotLeaseMs });
-  const cache = createPgFactsCache(pool);
+  const pool = createPool(databaseUrl, { max: config.sharedPoolSize, applicationName: 'presend-engine', asyncCommit: true, log });
+  const limiter = createPgSessionLimiter(pool, { maxPerHost: config.maxSessionsPerMx, leaseMs: config.mxSlotLeaseMs, log });
+  const cache = createPgFactsCache(pool, { log });
   return {
     deps: { limiter, cache },
     async purgeExpired() {

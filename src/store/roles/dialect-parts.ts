@@ -1,11 +1,11 @@
 /**
- * What each dialect writes its own way, behind the shared transaction scripts: the claim query
+ * Roles: work queue, ledger, verifications, batches, lists (what each dialect writes its own way). What each dialect writes its own way, behind the shared transaction scripts: the claim query
  * (src/store/{sqlite,postgres}/claim.ts) and the bulk writes (…/bulk-writes.ts), where
  * PostgreSQL sends one statement over arrays and SQLite runs a cached statement per row. Each
  * function runs inside the caller's transaction and decides nothing: the scripts decide.
  */
 import type { PublicVerdict } from '../../core/types.js';
-import type { Tx } from '../sql.js';
+import type { Awaitable, Tx } from '../sql.js';
 import type { ClaimInput, ClaimedItem } from '../store.js';
 import type { HistoryKey, HistoryRow } from './history.js';
 import type { ItemBilling } from '../billing-rules.js';
@@ -53,22 +53,23 @@ export interface NewFinalItem {
   resultJson: string;
 }
 
+/** SQLite's bulk writes answer synchronously (no promise per call on the API path); PostgreSQL's with promises. */
 export interface BulkWrites {
-  insertLedgerRows(tx: Tx, rows: readonly LedgerRow[]): Promise<void>;
+  insertLedgerRows(tx: Tx, rows: readonly LedgerRow[]): Awaitable<void>;
   /** Locks and reads the history rows of `keys` (given in key order, so two writers lock alike). */
-  lockHistories(tx: Tx, keys: readonly HistoryKey[]): Promise<HistoryRow[]>;
-  upsertHistories(tx: Tx, rows: readonly HistoryWrite[]): Promise<void>;
-  insertPendingItems(tx: Tx, requestId: string, items: ReadonlyArray<{ email: string; domain: string }>, billing: ItemBilling): Promise<void>;
-  insertFinalItems(tx: Tx, requestId: string, items: readonly NewFinalItem[]): Promise<void>;
-  insertListEntries(tx: Tx, listId: string, firstPosition: number, emails: readonly string[]): Promise<void>;
+  lockHistories(tx: Tx, keys: readonly HistoryKey[]): Awaitable<HistoryRow[]>;
+  upsertHistories(tx: Tx, rows: readonly HistoryWrite[]): Awaitable<void>;
+  insertPendingItems(tx: Tx, requestId: string, items: ReadonlyArray<{ email: string; domain: string }>, billing: ItemBilling): Awaitable<void>;
+  insertFinalItems(tx: Tx, requestId: string, items: readonly NewFinalItem[]): Awaitable<void>;
+  insertListEntries(tx: Tx, listId: string, firstPosition: number, emails: readonly string[]): Awaitable<void>;
   /** Greylisted items wait for their recheck at `at`, from the worker of `affinity` first. */
-  markRechecks(tx: Tx, rows: ReadonlyArray<{ id: number; affinity: string; at: Date }>): Promise<void>;
+  markRechecks(tx: Tx, rows: ReadonlyArray<{ id: number; affinity: string; at: Date }>): Awaitable<void>;
   /**
    * Makes items final: each request's final_count grows (and open_count shrinks) by its items
    * here, and each item takes final_seq = the request's count before + its rank. Returns each
    * request's counts after.
    */
-  finalizeItems(tx: Tx, items: readonly FinalItemWrite[]): Promise<Array<{ id: string; final_count: number; open_count: number }>>;
+  finalizeItems(tx: Tx, items: readonly FinalItemWrite[]): Awaitable<Array<{ id: string; final_count: number; open_count: number }>>;
 }
 
 export interface DialectParts {

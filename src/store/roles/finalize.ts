@@ -1,5 +1,5 @@
 /**
- * The end of a batch request, shared by its creation (a request of only rejected entries ends at
+ * Role: batches (finalization). The end of a batch request, shared by its creation (a request of only rejected entries ends at
  * once) and by its results: once nothing is open it is `completed`, or `failed` with its error
  * code when every item failed (DESIGN.md §4, `requestOutcome`), with its finalization summary
  * and retention — the same on every dialect.
@@ -25,7 +25,7 @@ export interface RequestRow {
   retention_expires_at: string | null;
 }
 
-export function loadRequest(tx: Tx, id: string): Promise<RequestRow | undefined> {
+export async function loadRequest(tx: Tx, id: string): Promise<RequestRow | undefined> {
   return tx.get<RequestRow>('SELECT * FROM requests WHERE id = ?', [id]);
 }
 

@@ -1,5 +1,5 @@
 /**
- * Address history (the envelope's `history`, DESIGN.md §4): per account and address, how often it
+ * Roles: verifications, batches (address history). Address history (the envelope's `history`, DESIGN.md §4): per account and address, how often it
  * was checked, when first and last, and the last verdict. Every use case that finishes a check
  * (a single check, a batch item) reads the rows it will change with a lock and writes them
  * back with one formula: `checks` grows by the checks this transaction adds, so two writers
@@ -37,7 +37,7 @@ const keyOf = (k: HistoryKey) => `${k.accountId}\n${k.email}`;
  * first; `save` writes them all back.
  */
 export async function openHistories(tx: Tx, bulk: BulkWrites, keys: readonly HistoryKey[]) {
-  const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const distinct = keys.length === 1 ? keys : [...new Map(keys.map((k) => [keyOf(k), k])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
   const found = new Map(
     (await bulk.lockHistories(tx, distinct)).map((r): [string, AddressHistory] => [
       keyOf({ accountId: r.account_id, email: r.email }),

@@ -1,5 +1,5 @@
 /**
- * A backend assembled: the roles every dialect shares (the transaction scripts of this folder,
+ * Serves every role: assembles a backend. A backend assembled: the roles every dialect shares (the transaction scripts of this folder,
  * over the dialect's query interface and its claim and bulk writes), with what each dialect owns
  * — rate limits, engine state, wake-ups — and one `close` for all of it.
  *

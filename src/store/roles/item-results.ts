@@ -1,5 +1,5 @@
 /**
- * Recording batch item results: the one transaction script for it, on every dialect. Each result
+ * Role: batches (item results). Recording batch item results: the one transaction script for it, on every dialect. Each result
  * is all-or-nothing with its billing (a held credit debited or released), its address history
  * and its final sequence number; a result for an item already final changes nothing, so a retried
  * job or a lease taken over from a slow worker never bills twice.

@@ -9,11 +9,10 @@ import type { Db, Tx } from '../sql.js';
 import type { CreditBalance } from '../store.js';
 import type { BulkWrites } from './dialect-parts.js';
 
-export type LedgerKind = 'grant' | 'hold' | 'debit' | 'release';
 
 export interface LedgerEntry {
   accountId: string;
-  kind: Exclude<LedgerKind, 'hold'>;
+  kind: 'grant' | 'debit' | 'release';
   credits: number;
   requestId?: string | null;
   verificationId?: string | null;

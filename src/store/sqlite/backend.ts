@@ -1,5 +1,5 @@
 /**
- * Every role on one SQLite file (or in memory): the shared roles over one connection with this
+ * Serves every role (SQLite). Every role on one SQLite file (or in memory): the shared roles over one connection with this
  * dialect's claim and bulk writes; rate-limit buckets and engine state in memory (one process
  * serves a SQLite store); key lookups cached exactly; wake-ups within the process; WAL
  * checkpoints on a background thread for long-running processes.

@@ -1,16 +1,26 @@
 /**
- * The bulk writes of the shared scripts (src/store/roles/dialect-parts.ts) on SQLite: a cached
- * statement run once per row. better-sqlite3 runs each in microseconds inside the open write
- * transaction, so a multi-row statement would buy nothing.
+ * Roles: ledger, verifications, batches, lists (their bulk writes, SQLite). The bulk writes of the shared scripts (src/store/roles/dialect-parts.ts) on SQLite: a cached
+ * statement run once per row inside the open write transaction, except for the inserts of a new
+ * request's items and of list entries, which take their rows as one JSON array (`json_each`):
+ * 10,000 rows in one statement cost a fraction of 10,000 statement calls.
  */
 import type { BulkWrites } from '../roles/dialect-parts.js';
 import { HISTORY_UPSERT } from '../roles/history.js';
 import type { HistoryRow } from '../roles/history.js';
+import type { Param, Tx } from '../sql.js';
+
+/** Inside a SQLite write transaction every statement answers at once (src/store/sqlite/database.ts). */
+interface SyncTx {
+  all<R>(sql: string, params?: readonly Param[]): R[];
+  get<R>(sql: string, params?: readonly Param[]): R | undefined;
+  run(sql: string, params?: readonly Param[]): number;
+}
+const sync = (tx: Tx) => tx as unknown as SyncTx;
 
 export const sqliteBulkWrites: BulkWrites = {
-  async insertLedgerRows(tx, rows) {
+  insertLedgerRows(tx, rows) {
     for (const r of rows) {
-      await tx.run('INSERT INTO credit_ledger (account_id, kind, credits, request_id, verification_id, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      sync(tx).run('INSERT INTO credit_ledger (account_id, kind, credits, request_id, verification_id, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
         r.accountId,
         r.kind,
         r.credits,
@@ -21,33 +31,35 @@ export const sqliteBulkWrites: BulkWrites = {
     }
   },
 
-  async lockHistories(tx, keys) {
+  lockHistories(tx, keys) {
     const found: HistoryRow[] = [];
     for (const k of keys) {
-      const row = await tx.get<HistoryRow>('SELECT * FROM address_history WHERE account_id = ? AND email = ?', [k.accountId, k.email]);
+      const row = sync(tx).get<HistoryRow>('SELECT * FROM address_history WHERE account_id = ? AND email = ?', [k.accountId, k.email]);
       if (row) found.push(row);
     }
     return found;
   },
 
-  async upsertHistories(tx, rows) {
+  upsertHistories(tx, rows) {
     for (const r of rows) {
-      await tx.run(
+      sync(tx).run(
         `INSERT INTO address_history (account_id, email, checks, first_checked_at, last_checked_at, last_verdict) VALUES (?, ?, ?, ?, ?, ?) ${HISTORY_UPSERT}`,
         [r.accountId, r.email, r.added, r.firstCheckedAt, r.lastCheckedAt, r.lastVerdict],
       );
     }
   },
 
-  async insertPendingItems(tx, requestId, items, billing) {
-    for (const i of items) {
-      await tx.run("INSERT INTO items (request_id, email, domain, state, billing) VALUES (?, ?, ?, 'pending', ?)", [requestId, i.email, i.domain, billing]);
-    }
+  insertPendingItems(tx, requestId, items, billing) {
+    if (items.length === 0) return;
+    sync(tx).run(
+      "INSERT INTO items (request_id, email, domain, state, billing) SELECT ?, value ->> 0, value ->> 1, 'pending', ? FROM json_each(?) ORDER BY key",
+      [requestId, billing, JSON.stringify(items.map((i) => [i.email, i.domain]))],
+    );
   },
 
-  async insertFinalItems(tx, requestId, items) {
+  insertFinalItems(tx, requestId, items) {
     for (const i of items) {
-      await tx.run(
+      sync(tx).run(
         `INSERT INTO items (request_id, email, domain, state, billing, final_seq, envelope_status, decision, verdict, result_json)
          VALUES (?, ?, ?, 'final', 'none', ?, ?, ?, ?, ?)`,
         [requestId, i.email, i.domain, i.seq, i.status, i.decision, i.verdict, i.resultJson],
@@ -55,26 +67,26 @@ export const sqliteBulkWrites: BulkWrites = {
     }
   },
 
-  async insertListEntries(tx, listId, firstPosition, emails) {
-    let position = firstPosition;
-    for (const email of emails) await tx.run('INSERT INTO list_entries (list_id, position, email) VALUES (?, ?, ?)', [listId, position++, email]);
+  insertListEntries(tx, listId, firstPosition, emails) {
+    if (emails.length === 0) return;
+    sync(tx).run('INSERT INTO list_entries (list_id, position, email) SELECT ?, ? + key, value FROM json_each(?) ORDER BY key', [listId, firstPosition, JSON.stringify(emails)]);
   },
 
-  async markRechecks(tx, rows) {
+  markRechecks(tx, rows) {
     for (const r of rows) {
-      await tx.run(
+      sync(tx).run(
         "UPDATE items SET state = 'recheck', affinity = ?, not_before = ?, rechecks = rechecks + 1, claimed_by = NULL, lease_expires_at = NULL WHERE id = ?",
         [r.affinity, r.at, r.id],
       );
     }
   },
 
-  async finalizeItems(tx, items) {
+  finalizeItems(tx, items) {
     const counts = new Map<string, number>();
     for (const i of items) counts.set(i.requestId, (counts.get(i.requestId) ?? 0) + 1);
     const after = new Map<string, { id: string; final_count: number; open_count: number }>();
     for (const [id, n] of counts) {
-      const row = await tx.get<{ final_count: number; open_count: number }>(
+      const row = sync(tx).get<{ final_count: number; open_count: number }>(
         'UPDATE requests SET final_count = final_count + ?, open_count = open_count - ? WHERE id = ? RETURNING final_count, open_count',
         [n, n, id],
       );
@@ -84,7 +96,7 @@ export const sqliteBulkWrites: BulkWrites = {
       const r = after.get(i.requestId);
       if (!r) continue;
       const n = counts.get(i.requestId) ?? 0;
-      await tx.run(
+      sync(tx).run(
         `UPDATE items SET state = 'final', billing = ?, final_seq = ?, envelope_status = ?, decision = ?, verdict = ?, result_json = ?,
            claimed_by = NULL, lease_expires_at = NULL WHERE id = ?`,
         [i.billing, r.final_count - n + i.rank, i.status, i.decision, i.verdict, i.resultJson, i.id],

@@ -1,5 +1,5 @@
 /**
- * The claim of the work queue on SQLite (src/store/backend.ts WorkQueueRole.claim). One write
+ * Role: work queue (the claim, SQLite). The claim of the work queue on SQLite (src/store/backend.ts WorkQueueRole.claim). One write
  * transaction holds the whole database, so no two claims ever overlap: the picking needs no row
  * locks. Order: leases of crashed workers, greylisted items due for their recheck (their own
  * worker first, anyone's after the grace period), then pending items of the oldest open

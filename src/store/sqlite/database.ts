@@ -1,5 +1,5 @@
 /**
- * The query interface (src/store/sql.ts) on one SQLite file: one better-sqlite3 connection in
+ * Serves every role: the query interface on SQLite. The query interface (src/store/sql.ts) on one SQLite file: one better-sqlite3 connection in
  * WAL mode (readers never block the writer), a busy timeout so a second process (`presend
  * worker` next to `presend serve`) waits instead of failing, prepared statements cached by
  * text, numbered migrations under an exclusive write lock, and group commit.
@@ -46,13 +46,20 @@ function openSqlite(databaseUrl: string): SqliteDb {
   return db;
 }
 
+/** Parameters as better-sqlite3 binds them (an array binds its elements in order); copied only when one needs converting. */
 function bind(params: readonly Param[]): unknown[] {
-  return params.map((p) => {
-    if (p instanceof Date) return p.toISOString();
-    if (typeof p === 'boolean') return p ? 1 : 0;
-    if (p instanceof ListParam) return JSON.stringify(p.values);
-    return p;
-  });
+  let out: unknown[] | null = null;
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    let v: unknown = p;
+    if (p instanceof Date) v = p.toISOString();
+    else if (typeof p === 'boolean') v = p ? 1 : 0;
+    else if (p instanceof ListParam) v = JSON.stringify(p.values);
+    else if (out === null) continue;
+    out ??= params.slice();
+    out[i] = v;
+  }
+  return out ?? (params as unknown[]);
 }
 
 interface PendingWrite {
@@ -65,8 +72,8 @@ export class SqliteDatabase implements Db {
   readonly dialect = sqliteDialect;
   readonly raw: SqliteDb;
   private readonly statements = new Map<string, Database.Statement>();
-  /** Statements inside the open transaction: no lock to wait for. */
-  private readonly inside: Tx;
+  /** Statements inside the open transaction: no lock to wait for, answered synchronously. */
+  private readonly inside: { dialect: Dialect; all<R>(sql: string, params?: readonly Param[]): R[]; get<R>(sql: string, params?: readonly Param[]): R | undefined; run(sql: string, params?: readonly Param[]): number };
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
   /** Set while a transaction is open; statements from outside it wait for this. */
@@ -76,9 +83,9 @@ export class SqliteDatabase implements Db {
     this.raw = openSqlite(databaseUrl);
     this.inside = {
       dialect: sqliteDialect,
-      all: async <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).all(...bind(params)) as R[],
-      get: async <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).get(...bind(params)) as R | undefined,
-      run: async (sql: string, params: readonly Param[] = []) => this.stmt(sql).run(...bind(params)).changes,
+      all: <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).all(bind(params)) as R[],
+      get: <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).get(bind(params)) as R | undefined,
+      run: (sql: string, params: readonly Param[] = []) => this.stmt(sql).run(bind(params)).changes,
     };
   }
 

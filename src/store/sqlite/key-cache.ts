@@ -1,5 +1,5 @@
 /**
- * Active API keys by hash, kept in memory between requests. A key lookup was one of the
+ * Role: accounts (key lookups cached, SQLite). Active API keys by hash, kept in memory between requests. A key lookup was one of the
  * largest costs of an API call (BENCHMARKS.md §3). The cache is exact, not time-based:
  * it is dropped whenever another connection has committed to the file (`PRAGMA data_version`
  * moves — e.g. `presend keys revoke` run in another process) and whenever this store changes

@@ -1,5 +1,5 @@
 /**
- * WAL checkpoints on a thread of their own. By default SQLite checkpoints inside the commit
+ * Serves every role: WAL checkpoints (SQLite). WAL checkpoints on a thread of their own. By default SQLite checkpoints inside the commit
  * that crosses 1,000 WAL pages: the copy into the database file and its fsync then run on the
  * event loop, in the middle of a request — about a third of the cost of a small write
  * transaction here (BENCHMARKS.md §3). A long-running process (`presend serve`, `presend

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import autocannon from 'autocannon';
 import { startHarness, newIdem, waitFinal } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { assertSpecAnswer, rawRequest } from './raw-http.js';
-import type { RawAnswer } from './raw-http.js';
+import { assertSpecAnswer, rawRequest } from '../adversarial/raw-http.js';
+import type { RawAnswer } from '../adversarial/raw-http.js';
 
 /**
  * A bounded load run on loopback (5 s, stops by itself) at twice one key's rate limit: the

@@ -1,0 +1,40 @@
+/**
+ * A slow client (slowloris): sends the head and the first bytes of a body it never finishes,
+ * optionally trickling a byte now and then, and reports how the connection ended.
+ */
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { newIdem } from '../api/harness.js';
+import { parseRaw } from './raw-http.js';
+import type { RawAnswer } from './raw-http.js';
+
+/** Generous bound on "the server ended it": many deadlines plus Node's checking interval. */
+const ENDED_WITHIN_MS = 15_000;
+
+export interface SlowClient {
+  socket: Socket;
+  answer: Promise<RawAnswer & { endedByServer: boolean }>;
+}
+
+/** Sends the head and the first bytes of a body it never finishes; `trickleMs` keeps it busy. */
+export function slowClient(url: string, key: string, trickleMs: number | null): SlowClient {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  socket.on('error', () => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  socket.once('connect', () => {
+    socket.write(`POST /v1/verify HTTP/1.1\r\nhost: ${hostname}\r\nx-api-key: ${key}\r\nidempotency-key: ${newIdem()}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"email":"`);
+    if (trickleMs !== null) timer = setInterval(() => socket.write('a'), trickleMs);
+  });
+  const answer = new Promise<RawAnswer & { endedByServer: boolean }>((resolve) => {
+    const guard = setTimeout(() => socket.destroy(), ENDED_WITHIN_MS);
+    socket.once('close', () => {
+      clearTimeout(guard);
+      clearInterval(timer);
+      resolve({ ...parseRaw(Buffer.concat(chunks)), endedByServer: chunks.length > 0 });
+    });
+  });
+  return { socket, answer };
+}

@@ -1,0 +1,124 @@
+/**
+ * A PostgreSQL outage under a running `presend serve` (a database restart or failover, made here
+ * by refusing connections and terminating the open ones): the service answers the spec's error
+ * bodies meanwhile (500 `internal_error`, /readyz 503), stays up, and serves again once the
+ * database is back. Run in a child process, so that a crash is the process's, not the runner's.
+ *
+ * KNOWN BUG (PostgreSQL store/queue, reported to the lead, not fixed on this branch): today
+ * `presend serve` exits: "Unhandled 'error' event" on a pg Client ("Connection terminated
+ * unexpectedly"): a client checked out of a pool (a transaction, the LISTEN connection) has no
+ * 'error' listener. In process the same outage also showed uncaught ECONNRESET / 57P01 from
+ * BatchRunner.loop → PgDatabase.transaction and an unhandled rejection from pg-boss start. The
+ * test is marked `todo` so it runs and shows in every report; remove the marker when the store
+ * hears these failures instead of dying.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import pg from 'pg';
+import { CLI_ENTRY, REPO_ROOT, freePort } from '../client/live-service.js';
+import { freshDatabase } from '../scale/fresh-database.js';
+import { openBackend } from '../../src/store/open-backend.js';
+import { generateApiKey } from '../../src/service/keys.js';
+import { API_BACKENDS } from './backends.js';
+import { assertMatches } from './schema-check.js';
+import { ErrorBody } from '../../src/api/schemas.js';
+
+const KNOWN_BUG = "KNOWN BUG: a dropped PostgreSQL connection is an unhandled 'error' event on a pg Client and presend serve exits (see the comment at the top)";
+const postgres = API_BACKENDS.find((b) => b.name === 'PostgreSQL');
+
+/** Runs SQL on the server's maintenance database (the one under test may be refusing connections). */
+async function onServer(url: string, sql: string, params: unknown[] = []): Promise<void> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(sql, params);
+  } finally {
+    await client.end();
+  }
+}
+
+async function until<T>(what: string, fn: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn().catch(() => null);
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'no PostgreSQL backend' }, () => {
+  test('is answered with the error body (500, /readyz 503); the process stays up and serves again when the database is back', { todo: KNOWN_BUG }, async () => {
+    const fresh = await freshDatabase();
+    if (fresh.kind === 'skip') throw new Error(fresh.reason);
+    const { url, name } = fresh.db;
+    const backend = await openBackend(url);
+    const account = await backend.accounts.createAccount({ name: 'outage', credits: 5, now: new Date() });
+    if (!account) throw new Error('account not created');
+    const key = generateApiKey('test');
+    await backend.accounts.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
+    await backend.close();
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, 'serve', '--port', String(port)], {
+      cwd: REPO_ROOT,
+      // A worker that looks for work often: the outage finds it in the middle of a claim or a wait, as a busy one would be.
+      env: { ...process.env, PRESEND_DATABASE_URL: url, PRESEND_HOST: '127.0.0.1', PRESEND_LOG_LEVEL: 'warn', PRESEND_WORKER_POLL_MS: '10' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
+    const alive = () => assert.ok(child.exitCode === null && child.signalCode === null, `presend serve exited (${child.exitCode ?? child.signalCode}):\n${output.slice(-3000)}`);
+    const get = async (path: string) => {
+      try {
+        return await fetch(`${base}${path}`, { headers: { 'x-api-key': key.key } });
+      } catch (err) {
+        alive(); // a refused connection because the process died says so, with its last output
+        throw err;
+      }
+    };
+    try {
+      await until('presend serve to answer', async () => ((await get('/readyz')).status === 200 ? true : null));
+      // The service has been working (the queue is started) when the database goes away.
+      const created = await fetch(`${base}/v1/requests`, {
+        method: 'POST',
+        headers: { 'x-api-key': key.key, 'idempotency-key': 'outage-1', 'content-type': 'application/json' },
+        body: JSON.stringify({ emails: ['deliverable@example.com', 'undeliverable@example.com'] }),
+      });
+      const id = ((await created.json()) as { request: { id: string } }).request.id;
+      await until('the batch to finish', async () => (((await (await get(`/v1/requests/${id}`)).json()) as { request: { finalized: boolean } }).request.finalized ? true : null));
+
+      await onServer(url, `ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await onServer(url, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      const during = await get(`/v1/requests/${id}`);
+      const body = await during.json();
+      assert.equal(during.status, 500, JSON.stringify(body));
+      assertMatches(ErrorBody, body);
+      assert.equal((body as { error: { code: string } }).error.code, 'internal_error');
+      assert.equal((await get('/readyz')).status, 503);
+      await new Promise((resolve) => setTimeout(resolve, 2_000)); // the worker's loop meets the outage too
+      alive();
+
+      await onServer(url, `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await until('/readyz to be 200 again', async () => ((await get('/readyz')).status === 200 ? true : null));
+      assert.equal((await get(`/v1/requests/${id}`)).status, 200);
+      alive();
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const closed = once(child, 'close');
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await closed;
+        clearTimeout(timer);
+      }
+      await onServer(url, `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => undefined);
+      await fresh.db.drop();
+    }
+  });
+});

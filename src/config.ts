@@ -80,6 +80,15 @@ export interface PresendConfig {
   /** The sandbox's `slow@` delay; null = its default (PRESEND_SANDBOX_SLOW_DELAY_MS, tests and demos only). */
   sandboxSlowDelayMs: number | null;
   logLevel: string;
+  /**
+   * Which proxies in front are trusted to say the client's address and scheme
+   * (X-Forwarded-For, X-Forwarded-Proto) (PRESEND_TRUST_PROXY): false (none, the default), true
+   * (any), a hop count, or a comma list of addresses and CIDR ranges. The dashboard's cookies
+   * are `Secure` and its sign-in throttling counts per client address as these say.
+   */
+  trustProxy: boolean | number | string[];
+  /** The largest file the dashboard accepts for a list (PRESEND_DASHBOARD_MAX_UPLOAD_MB). */
+  dashboardMaxUploadBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -153,6 +162,16 @@ function validateWorkerId(raw: string | undefined): string {
   return value;
 }
 
+function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || /^(false|no|off|0)$/i.test(value)) return false;
+  if (/^(true|yes|on)$/i.test(value)) return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (entries.every((e) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e))) return entries;
+  throw new ConfigError('PRESEND_TRUST_PROXY', `expected true, false, a hop count or a comma list of addresses/CIDR ranges, got "${value}"`);
+}
+
 /**
  * The configuration of a command: the process environment with the variables its flags give
  * (undefined ones ignored), validated alike — `loadCommandConfig({ PRESEND_PORT: flags.port })`.
@@ -200,6 +219,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     mxSlotLeaseMs: parseIntVar(env, 'PRESEND_MX_SLOT_LEASE_MS', 15_000, 300, 3_600_000),
     sandboxSlowDelayMs: parseIntVar(env, 'PRESEND_SANDBOX_SLOW_DELAY_MS', null, 0, 3_600_000),
     logLevel: env.PRESEND_LOG_LEVEL?.trim() || 'info',
+    trustProxy: parseTrustProxy(env.PRESEND_TRUST_PROXY),
+    dashboardMaxUploadBytes: parseIntVar(env, 'PRESEND_DASHBOARD_MAX_UPLOAD_MB', 100, 1, 10_240) * 1024 * 1024,
     ...overrides,
   };
   if (config.mailFrom && config.heloName === null) {

@@ -18,6 +18,10 @@ import { Metrics } from './service/metrics.js';
 import { closeEngines } from './service/engines.js';
 import type { Engines } from './service/engines.js';
 import { buildApp } from './api/app.js';
+import { dashboardPlugin } from './dashboard/plugin.js';
+import { OwnerAuth } from './service/owner-sign-in.js';
+import { KeyUsageRecorder } from './service/key-usage.js';
+import { ListUploads } from './service/list-uploads.js';
 
 export interface ServerOptions {
   config: PresendConfig;
@@ -80,8 +84,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     isDraining: () => shuttingDown,
   });
   const results = new ResultsService(backend.batches);
+  // Every key the API authenticates is a use of it (the dashboard shows the last one).
+  const keyUsage = new KeyUsageRecorder(backend.keyManagement, now, logger.child({ part: 'key-usage' }));
   const app = await buildApp({
-    backend,
+    backend: { ...backend, accounts: keyUsage.wrap(backend.accounts) },
     verify,
     batches,
     results,
@@ -91,6 +97,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     isShuttingDown: () => shuttingDown,
     now,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    trustProxy: config.trustProxy,
+  });
+  // The owners' dashboard (DESIGN.md §7): pages over the same services; no route under /v1.
+  await app.register(dashboardPlugin, {
+    prefix: '/dashboard',
+    backend,
+    auth: new OwnerAuth(backend, { now }),
+    verify,
+    batches,
+    results,
+    uploads: new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }) }),
+    now,
+    maxUploadBytes: config.dashboardMaxUploadBytes,
   });
 
   let worker: BatchRunner | null = null;
@@ -130,6 +149,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       stopAccepting();
       clearInterval(purgeTimer);
       await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop()]);
+      await keyUsage.close();
       await closeEngines(engines);
       await backend.close();
     })();

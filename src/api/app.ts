@@ -37,6 +37,8 @@ export interface AppDeps {
   now?: () => Date;
   /** How long a client may take to send a whole request, headers and body (default 60 s). */
   requestTimeoutMs?: number;
+  /** Proxies trusted for X-Forwarded-* (config.trustProxy). */
+  trustProxy?: boolean | number | string[];
 }
 
 /**
@@ -136,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3). Through the log
     // controller: the top-level `disableRequestLogging` is deprecated (FSTDEP023, removed in Fastify 6).
     logController: new LogController({ disableRequestLogging: true }),
+    // A hop count trusts that many proxies nearest to us (proxy-addr's hop index).
+    trustProxy: typeof deps.trustProxy === 'number' ? ((hops: number) => (_address: string, hop: number) => hop < hops)(deps.trustProxy) : (deps.trustProxy ?? false),
     // Requests that arrive while closing reach our handlers, which answer 503 with the spec's error body.
     return503OnClosing: false,
     bodyLimit: BODY_LIMIT,

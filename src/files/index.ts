@@ -26,4 +26,6 @@ export type { OutputFile } from './output-file.js';
 export { scanTable } from './table-scan.js';
 export type { InvalidRow, TableScan } from './table-scan.js';
 export { keptColumns, outputHeader, writeJoinedTable } from './joined-table.js';
+export { listEntries } from './list-entries.js';
+export type { RowProblem } from './list-entries.js';
 export type { JoinOptions } from './joined-table.js';

@@ -43,11 +43,15 @@ export async function createAccount(backend: Backend, name: string, credits: num
   return done({ account: created, balance: await backend.ledger.getBalance(created.id) });
 }
 
+/** Who the audit trail names for keys made or revoked by `presend keys`. */
+const ADMIN_KEYS = { name: 'admin command (presend keys)' };
+
 export async function createKey(backend: Backend, accountName: string, mode: KeyMode): Promise<AdminOutcome<{ key: string; record: ApiKeyRecord }>> {
   const a = await account(backend, accountName);
   if (a.kind === 'refused') return a;
   const k = generateApiKey(mode);
-  const record = await backend.accounts.createApiKey({ accountId: a.value.id, hash: k.hash, displayPrefix: k.displayPrefix, mode, now: new Date() });
+  // Through key management, so the dashboard's audit trail names the admin command too.
+  const record = await backend.keyManagement.createKey({ accountId: a.value.id, hash: k.hash, displayPrefix: k.displayPrefix, mode, label: null, actor: ADMIN_KEYS, now: new Date() });
   return done({ key: k.key, record });
 }
 
@@ -72,15 +76,14 @@ export async function keysToRevoke(backend: Backend, accountName: string, prefix
   return done(matching);
 }
 
-/**
- * Revokes exactly these keys, by their full display prefix. The store's revoke works by
- * prefix over all accounts (store.ts); with the whole display prefix it reaches another
- * account's key only if that key's 6 random characters are the same too.
- */
+/** Revokes exactly these keys, by id within their account, each with its audit event. */
 export async function revokeKeys(backend: Backend, keys: readonly ApiKeyRecord[]): Promise<number> {
   const now = new Date();
   let revoked = 0;
-  for (const prefix of new Set(keys.map((k) => k.displayPrefix))) revoked += await backend.accounts.revokeApiKeys(prefix, now);
+  for (const key of keys) {
+    const done = await backend.keyManagement.revokeKey({ accountId: key.accountId, keyId: key.id, actor: ADMIN_KEYS, now });
+    if (done?.revokedAt === now.toISOString()) revoked += 1;
+  }
   return revoked;
 }
 

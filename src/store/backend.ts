@@ -42,6 +42,23 @@ import type {
   StoredResult,
   VerificationRecord,
 } from './store.js';
+import type {
+  AddressResult,
+  BadRow,
+  ColumnChoice,
+  KeyActor,
+  KeyEvent,
+  LedgerEntry,
+  ListFile,
+  ListOverview,
+  ManagedKey,
+  OwnerCredentials,
+  OwnerSession,
+  OwnerUser,
+  PasswordTokenPurpose,
+  RequestSummary,
+  VerdictCount,
+} from './owner-records.js';
 
 /** Accounts and their API keys (DESIGN.md §3). */
 export interface AccountsRole {
@@ -163,6 +180,113 @@ export interface RetentionRole {
   purgeExpired(now: Date, verificationRetentionDays: number): Promise<PurgeOutcome>;
 }
 
+/** Owners of an account, who sign in to its dashboard (DESIGN.md §7), and their one-time password links. */
+export interface UsersRole {
+  /** Null when the email is taken (an email names one user over all accounts). `email` is stored lower-cased. */
+  createUser(input: { accountId: string; email: string; now: Date }): Promise<OwnerUser | null>;
+  findUserByEmail(email: string): Promise<OwnerCredentials | null>;
+  /** Whether any owner exists yet (a new install's hint to create the first). */
+  anyUser(): Promise<boolean>;
+  /** Issues a one-time link (only its SHA-256 is kept); the user's earlier unused links stop working. */
+  issuePasswordToken(input: { userId: string; tokenHash: string; purpose: PasswordTokenPurpose; now: Date; expiresAt: Date }): Promise<void>;
+  /** The user an unused, unexpired token is for, or null. */
+  findPasswordToken(tokenHash: string, now: Date): Promise<{ user: OwnerUser; purpose: PasswordTokenPurpose } | null>;
+  /**
+   * Uses a token once, in one transaction: sets the password hash, marks the token used and ends
+   * every session of the user (a reset signs out everywhere). Null when the token is unknown,
+   * used or expired.
+   */
+  setPasswordWithToken(input: { tokenHash: string; passwordHash: string; now: Date }): Promise<OwnerUser | null>;
+}
+
+/** Signed-in sessions, in the store so every API node honours them. */
+export interface OwnerSessionsRole {
+  /** Also forgets the user's expired sessions. */
+  create(input: { idHash: string; userId: string; csrfSecret: string; now: Date; expiresAt: Date }): Promise<void>;
+  /** The session, unless unknown, past `expiresAt` or unused since before `idleSince`. */
+  find(idHash: string, now: Date, idleSince: Date): Promise<OwnerSession | null>;
+  /** Records activity (callers do it at most every few minutes). */
+  touch(idHash: string, now: Date): Promise<void>;
+  end(idHash: string): Promise<void>;
+  /** Sign out everywhere: every session of the user; returns how many ended. */
+  endAllOf(userId: string): Promise<number>;
+  setFlash(idHash: string, flash: string | null): Promise<void>;
+  /** Reads and clears the flash in one transaction: a message is shown once. */
+  takeFlash(idHash: string): Promise<string | null>;
+}
+
+/** Failed sign-ins counted per scope (an email, a client address) over a sliding window, shared by every node. */
+export interface LoginThrottleRole {
+  /** Failures of each scope since `since` (scopes without any are absent). */
+  failures(scopes: readonly string[], since: Date): Promise<Map<string, number>>;
+  /** Records one failure for each scope, forgetting their failures from before `forgetBefore`. */
+  recordFailure(scopes: readonly string[], now: Date, forgetBefore: Date): Promise<void>;
+  /** A successful sign-in clears its email's failures. */
+  clear(scope: string): Promise<void>;
+}
+
+/** API keys as their owners manage them: labels, last use, revocation by id, and the audit trail. */
+export interface KeyManagementRole {
+  /** The key row and its `created` audit event, in one transaction. */
+  createKey(input: { accountId: string; hash: string; displayPrefix: string; mode: KeyMode; label: string | null; actor: KeyActor; now: Date }): Promise<ManagedKey>;
+  /** Newest first, revoked ones included. */
+  listKeys(accountId: string): Promise<ManagedKey[]>;
+  /** Null for an unknown id or a key of another account. */
+  getKey(accountId: string, keyId: string): Promise<ManagedKey | null>;
+  /**
+   * Revokes one key of the account with its `revoked` audit event, in one transaction. Null for
+   * an unknown id or another account's key; a key already revoked is returned as it is.
+   */
+  revokeKey(input: { accountId: string; keyId: string; actor: KeyActor; now: Date }): Promise<ManagedKey | null>;
+  /** The key as authentication yields it, for work an owner starts from the dashboard; null when revoked or not the account's. */
+  usableKey(accountId: string, keyId: string): Promise<AuthenticatedKey | null>;
+  /** Moves last use forward (never back). */
+  noteKeyUse(uses: ReadonlyArray<{ keyId: string; at: Date }>): Promise<void>;
+  /** Newest first. */
+  keyEvents(accountId: string, limit: number): Promise<KeyEvent[]>;
+}
+
+/** The files lists were uploaded from (kept to write results back into them), and the rows they could not use. */
+export interface ListFilesRole {
+  attachFile(input: { listId: string; accountId: string; fileName: string; uploadedBy: string; now: Date }): Promise<void>;
+  /** Chunks are numbered from 0 in file order; `base64` is the chunk's bytes. */
+  appendFileChunk(listId: string, seq: number, base64: string): Promise<void>;
+  describeFile(listId: string, input: { sizeBytes: number; layoutJson: string | null; columnChoices: ColumnChoice[] | null }): Promise<void>;
+  /**
+   * Takes the pending column choice: true for the one caller that clears it (and may start the
+   * import), false when there was none (already chosen).
+   */
+  takeColumnChoice(accountId: string, listId: string, layoutJson: string): Promise<boolean>;
+  /** Counts every bad row; keeps the first `keep` of a list in all. */
+  recordBadRows(listId: string, rows: readonly BadRow[], keep: number): Promise<void>;
+  recordImportError(listId: string, error: string, line: number | null): Promise<void>;
+  /** The file's bytes, chunk after chunk. */
+  readFile(listId: string): AsyncIterable<Buffer>;
+  /** Null for an unknown list, one of another account, or one not uploaded from a file. */
+  getFile(accountId: string, listId: string): Promise<ListFile | null>;
+  badRows(listId: string, limit: number): Promise<BadRow[]>;
+  /** Newest first, with their files. */
+  listLists(accountId: string, limit: number): Promise<ListOverview[]>;
+  /** The list, its entries and its file; false for an unknown list or another account's. */
+  deleteList(accountId: string, listId: string): Promise<boolean>;
+}
+
+/** What the dashboard's pages read about an account: its requests, verdicts, ledger and usage. */
+export interface AccountViewsRole {
+  /** Newest first; `before` pages on (the createdAt of the last one shown). */
+  recentRequests(accountId: string, input: { limit: number; before?: string }): Promise<RequestSummary[]>;
+  /** One request of the account (with the list it came from); null for another account's. */
+  requestSummary(accountId: string, requestId: string): Promise<RequestSummary | null>;
+  /** Final items of a request of the account by verdict and decision; empty for another account's. */
+  verdictCounts(accountId: string, requestId: string): Promise<VerdictCount[]>;
+  /** Newest first; `beforeId` pages on. */
+  ledger(accountId: string, input: { limit: number; beforeId?: number }): Promise<LedgerEntry[]>;
+  /** Credits debited in each [bounds[i], bounds[i+1]) interval: bounds.length − 1 sums. */
+  debitsBetween(accountId: string, bounds: readonly Date[]): Promise<number[]>;
+  /** The final results of these (normalised) addresses in a request of the account, by address. */
+  resultsFor(accountId: string, requestId: string, emails: readonly string[]): Promise<Map<string, AddressResult>>;
+}
+
 /** Every role of one database, opened and closed together. */
 export interface Backend {
   /** For logs and /metrics labels only: nothing branches on it. */
@@ -176,6 +300,12 @@ export interface Backend {
   readonly work: WorkQueueRole;
   readonly engineState: EngineStateRole;
   readonly retention: RetentionRole;
+  readonly users: UsersRole;
+  readonly ownerSessions: OwnerSessionsRole;
+  readonly loginThrottle: LoginThrottleRole;
+  readonly keyManagement: KeyManagementRole;
+  readonly listFiles: ListFilesRole;
+  readonly accountViews: AccountViewsRole;
   /** Apply pending numbered migrations (idempotent; openBackend does it unless told not to). */
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */

@@ -4,25 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
-import { exited, startServe } from './processes.js';
-
-const run = promisify(execFile);
-
-async function presend(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { exited, presend, startServe } from './processes.js';
 
 test('accounts, keys, credits and lists are managed from the command line and work over HTTP', { timeout: 90_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'presend-admin-'));

@@ -1,5 +1,6 @@
 /** Child processes of the real CLI (`node --import tsx src/cli/main.ts …`) for process-level tests. */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
@@ -42,3 +43,16 @@ export async function startServe(env: Record<string, string>, extraArgs: string[
 
 export const exited = (child: ChildProcess): Promise<void> =>
   new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+
+const run = promisify(execFile);
+
+/** Runs one `presend …` command to its end: exit code and output. */
+export async function presend(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}

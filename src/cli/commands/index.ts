@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   worker: () => import('./worker.js'),
   accounts: () => import('./accounts.js'),
   keys: () => import('./keys.js'),
+  users: () => import('./users.js'),
   credits: () => import('./credits.js'),
   lists: () => import('./lists.js'),
   migrate: () => import('./migrate.js'),

@@ -5,7 +5,7 @@
  * counted as in the file; invalid addresses are stored and reported with their line.
  */
 import type { Command } from 'commander';
-import { AddressRows, describeSyntaxError, openTable, type InvalidRow } from '../../files/index.js';
+import { AddressRows, listEntries, openTable, type InvalidRow } from '../../files/index.js';
 import { importList } from '../../service/admin.js';
 import { runAdmin } from '../output/admin-command.js';
 import { addTableOptions, tableOptions, type TableFlags } from '../file-batch/input.js';
@@ -45,19 +45,11 @@ error, 2 usage or file not found, 6 the file cannot be read as a table.`,
         const classifier = new AddressRows(table.layout.emailColumn);
         const invalid: InvalidRow[] = [];
         let withoutAddress = 0;
-        async function* entries(): AsyncGenerator<string> {
-          for await (const row of table.rows) {
-            const entry = classifier.classify(row);
-            if (entry.kind === 'blank') continue;
-            if (entry.error === 'empty') {
-              withoutAddress += 1;
-              continue;
-            }
-            if (entry.kind === 'invalid' && entry.error) invalid.push({ line: row.line, email: entry.given, error: describeSyntaxError(entry.given, entry.error) });
-            yield entry.given.trim();
-          }
-        }
-        const imported = await importList(backend, flags.account, entries(), flags.name ?? null);
+        const entries = listEntries(table.rows, classifier, (bad) => {
+          if (bad.kind === 'no_address') withoutAddress += 1;
+          else invalid.push({ line: bad.line, email: bad.given, error: bad.problem });
+        });
+        const imported = await importList(backend, flags.account, entries, flags.name ?? null);
         if (imported.kind === 'refused') return imported;
         const list = imported.value;
         const { counts } = classifier;

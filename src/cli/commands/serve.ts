@@ -45,6 +45,13 @@ export function register(program: Command): void {
         process.exit(1);
       }
       server.app.log.info({ url: server.url, worker: flags.worker, store: server.backend.kind }, 'presend serving');
+      // A new install: say how to sign in to the dashboard (the link goes to PRESEND_BASE_URL).
+      if (!(await server.backend.users.anyUser().catch(() => true))) {
+        process.stderr.write(
+          `\nDashboard: ${server.url}/dashboard — no owner yet. Create the first one (prints a link to set the password):\n` +
+            `  npx presend users create --account acme --email you@example.com --create-account --credits 1000\n\n`,
+        );
+      }
       const stop = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');
         void server.close().then(

@@ -7,7 +7,7 @@
  * over `Db`), one line below, and its tables as the next numbered migration of both dialects
  * (docs/architecture.md, "Adding a role").
  */
-import type { AccountsRole, Backend, EngineStateRole, RateLimitsRole } from '../backend.js';
+import type { AccountsRole, Backend, EngineStateRole, KeyManagementRole, RateLimitsRole } from '../backend.js';
 import type { Db } from '../sql.js';
 import type { ClaimedItem } from '../store.js';
 import type { WakeUps } from '../../queue/queue.js';
@@ -19,6 +19,12 @@ import { listsRole } from './lists.js';
 import { retentionRole } from './retention.js';
 import { verificationsRole } from './verifications.js';
 import { workQueueRole } from './work-queue.js';
+import { accountViewsRole } from './account-views.js';
+import { keyManagementRole } from './key-management.js';
+import { listFilesRole } from './list-files.js';
+import { loginThrottleRole } from './login-throttle.js';
+import { ownerSessionsRole } from './owner-sessions.js';
+import { usersRole } from './users.js';
 
 export interface DialectOwned {
   kind: Backend['kind'];
@@ -29,6 +35,8 @@ export interface DialectOwned {
   purgeEngineState(): Promise<void>;
   /** A layer over the shared accounts role (SQLite caches key lookups). */
   wrapAccounts?(accounts: AccountsRole): AccountsRole;
+  /** A layer over the shared key management role (SQLite drops its key cache on a revocation). */
+  wrapKeyManagement?(keys: KeyManagementRole): KeyManagementRole;
   /** Closes what the dialect opened beside `db`, after the last write. */
   closeMore?(): Promise<void>;
 }
@@ -36,6 +44,7 @@ export interface DialectOwned {
 export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned): Backend {
   const accounts = accountsRole(db, parts.bulk);
   const batches = batchesRole(db, parts.bulk);
+  const keyManagement = keyManagementRole(db);
   let closing: Promise<void> | null = null;
   return {
     kind: own.kind,
@@ -48,6 +57,12 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     work: workQueueRole(db, parts, own.wakeUps),
     engineState: own.engineState,
     retention: retentionRole(db, own.purgeEngineState),
+    users: usersRole(db),
+    ownerSessions: ownerSessionsRole(db),
+    loginThrottle: loginThrottleRole(db),
+    keyManagement: own.wrapKeyManagement ? own.wrapKeyManagement(keyManagement) : keyManagement,
+    listFiles: listFilesRole(db),
+    accountViews: accountViewsRole(db),
     migrate: () => db.migrate(),
     async ping() {
       await db.get('SELECT 1');

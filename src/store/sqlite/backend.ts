@@ -12,13 +12,14 @@ import { assembleBackend } from '../roles/index.js';
 import { sqliteBulkWrites } from './bulk-writes.js';
 import { claimSqlite } from './claim.js';
 import { SqliteDatabase } from './database.js';
-import { withKeyCache } from './key-cache.js';
+import { keyCachedRoles } from './key-cache.js';
 import { memoryRateLimits } from './rate-limits.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
 export function openSqliteBackend(databaseUrl: string, config: BackendConfig, options: { longRunning: boolean }): Backend {
   const db = new SqliteDatabase(databaseUrl);
   const checkpointer = options.longRunning && !db.raw.memory ? new WalCheckpointer(db.raw) : null;
+  const keyCache = keyCachedRoles(db.raw);
   return assembleBackend(
     db,
     { bulk: sqliteBulkWrites, claim: claimSqlite },
@@ -28,7 +29,8 @@ export function openSqliteBackend(databaseUrl: string, config: BackendConfig, op
       engineState: { limiter: createMemorySessionLimiter(config.maxSessionsPerMx), cache: createMemoryFactsCache(systemClock) },
       wakeUps: new EmbeddedWakeUps(),
       purgeEngineState: async () => undefined, // in memory: entries expire on their own
-      wrapAccounts: (accounts) => withKeyCache(accounts, db.raw),
+      wrapAccounts: keyCache.accounts,
+      wrapKeyManagement: keyCache.keyManagement,
       closeMore: async () => checkpointer?.close(),
     },
   );

@@ -7,7 +7,7 @@
  * cached (key guessing must not fill memory).
  */
 import type Database from 'better-sqlite3';
-import type { AccountsRole } from '../backend.js';
+import type { AccountsRole, KeyManagementRole } from '../backend.js';
 import type { AuthenticatedKey } from '../store.js';
 
 const MAX_ENTRIES = 10_000;
@@ -45,23 +45,27 @@ export class KeyCache {
   }
 }
 
-/** The accounts role with its key lookups cached; changes made through it drop the cache. */
-export function withKeyCache(accounts: AccountsRole, db: Database.Database): AccountsRole {
+/**
+ * The roles that read or change keys, over one cache: the accounts role with its key lookups
+ * cached, and every change made through either role (a revocation from the dashboard too)
+ * dropping the cache.
+ */
+export function keyCachedRoles(db: Database.Database) {
   const cache = new KeyCache(db);
+  // Dropped after the change too: a lookup while it was written may have cached the old row.
+  const dropping = <A extends unknown[], R>(change: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    cache.clear();
+    const out = await change(...args);
+    cache.clear();
+    return out;
+  };
   return {
-    ...accounts,
-    findActiveKey: (hash) => cache.get(hash, accounts.findActiveKey),
-    // Dropped after the change too: a lookup while it was written may have cached the old row.
-    setAccountRateLimit: async (accountId, perSecond, burst) => {
-      cache.clear();
-      await accounts.setAccountRateLimit(accountId, perSecond, burst);
-      cache.clear();
-    },
-    revokeApiKeys: async (prefix, now) => {
-      cache.clear();
-      const revoked = await accounts.revokeApiKeys(prefix, now);
-      cache.clear();
-      return revoked;
-    },
+    accounts: (accounts: AccountsRole): AccountsRole => ({
+      ...accounts,
+      findActiveKey: (hash) => cache.get(hash, accounts.findActiveKey),
+      setAccountRateLimit: dropping(accounts.setAccountRateLimit),
+      revokeApiKeys: dropping(accounts.revokeApiKeys),
+    }),
+    keyManagement: (keys: KeyManagementRole): KeyManagementRole => ({ ...keys, revokeKey: dropping(keys.revokeKey) }),
   };
 }

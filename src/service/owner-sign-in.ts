@@ -1,0 +1,110 @@
+/**
+ * Signing owners in and out (DESIGN.md §7). Sessions are random 256-bit tokens held in an
+ * HttpOnly cookie; the store keeps only their SHA-256, so any API node can honour them and a
+ * copy of the database signs nobody in. Failed sign-ins are throttled per email and per client
+ * address, counted in the store so the limit holds summed over every node (OWASP Authentication
+ * Cheat Sheet: throttle per account and per source, answer alike for unknown emails).
+ */
+import type { Backend } from '../store/backend.js';
+import type { OwnerSession, OwnerUser } from '../store/owner-records.js';
+import { hashToken, newToken } from './owners.js';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+
+export interface SignInPolicy {
+  /** Failures counted over this window. */
+  windowMs: number;
+  /** Failures per email within the window before sign-in is refused without checking the password. */
+  perEmail: number;
+  /** Failures per client address within the window (one address may serve several people). */
+  perAddress: number;
+  /** A session ends this long after sign-in … */
+  sessionLifetimeMs: number;
+  /** … or after this long without use. */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = {
+  windowMs: 15 * 60_000,
+  perEmail: 5,
+  perAddress: 30,
+  sessionLifetimeMs: 7 * 24 * 3_600_000,
+  idleTimeoutMs: 8 * 3_600_000,
+};
+
+/** Activity is written at most this often per session. */
+const TOUCH_EVERY_MS = 5 * 60_000;
+
+export type SignInOutcome =
+  | { kind: 'signed_in'; token: string; user: OwnerUser; expiresAt: Date }
+  | { kind: 'refused' }
+  | { kind: 'throttled'; retryAfterSeconds: number };
+
+export type SetPasswordOutcome = { kind: 'set'; user: OwnerUser } | { kind: 'invalid_link' } | { kind: 'weak'; message: string };
+
+export class OwnerAuth {
+  private readonly now: () => Date;
+  private readonly policy: SignInPolicy;
+
+  constructor(
+    private readonly backend: Pick<Backend, 'users' | 'ownerSessions' | 'loginThrottle'>,
+    options: { now?: () => Date; policy?: Partial<SignInPolicy> } = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.policy = { ...DEFAULT_SIGN_IN_POLICY, ...options.policy };
+  }
+
+  async signIn(email: string, password: string, clientAddress: string): Promise<SignInOutcome> {
+    const now = this.now();
+    const emailScope = `email:${email.trim().toLowerCase()}`;
+    const addressScope = `ip:${clientAddress}`;
+    const since = new Date(now.getTime() - this.policy.windowMs);
+    const failures = await this.backend.loginThrottle.failures([emailScope, addressScope], since);
+    if ((failures.get(emailScope) ?? 0) >= this.policy.perEmail || (failures.get(addressScope) ?? 0) >= this.policy.perAddress) {
+      return { kind: 'throttled', retryAfterSeconds: Math.ceil(this.policy.windowMs / 1000) };
+    }
+    const user = await this.backend.users.findUserByEmail(email.trim());
+    // The hash runs for unknown emails too: the answer takes as long either way.
+    const ok = await verifyPassword(password, user?.passwordHash ?? null);
+    if (!user || !ok) {
+      await this.backend.loginThrottle.recordFailure([emailScope, addressScope], now, since);
+      return { kind: 'refused' };
+    }
+    await this.backend.loginThrottle.clear(emailScope);
+    const token = newToken();
+    const expiresAt = new Date(now.getTime() + this.policy.sessionLifetimeMs);
+    await this.backend.ownerSessions.create({ idHash: hashToken(token), userId: user.id, csrfSecret: newToken(), now, expiresAt });
+    const { passwordHash: _omitted, ...owner } = user;
+    return { kind: 'signed_in', token, user: owner, expiresAt };
+  }
+
+  /** The live session a cookie token names, or null. */
+  async session(token: string): Promise<OwnerSession | null> {
+    const now = this.now();
+    const found = await this.backend.ownerSessions.find(hashToken(token), now, new Date(now.getTime() - this.policy.idleTimeoutMs));
+    if (found && now.getTime() - Date.parse(found.lastSeenAt) > TOUCH_EVERY_MS) await this.backend.ownerSessions.touch(found.idHash, now);
+    return found;
+  }
+
+  signOut(session: OwnerSession): Promise<void> {
+    return this.backend.ownerSessions.end(session.idHash);
+  }
+
+  /** Ends every session of the owner, on every node, this one included. */
+  signOutEverywhere(session: OwnerSession): Promise<number> {
+    return this.backend.ownerSessions.endAllOf(session.user.id);
+  }
+
+  /** The owner a set-password link is for, while it is usable. */
+  async linkOwner(linkToken: string): Promise<OwnerUser | null> {
+    return (await this.backend.users.findPasswordToken(hashToken(linkToken), this.now()))?.user ?? null;
+  }
+
+  /** Uses a link once: the password is set and every session of the owner ends. */
+  async setPassword(linkToken: string, password: string): Promise<SetPasswordOutcome> {
+    const problem = passwordProblem(password);
+    if (problem) return { kind: 'weak', message: problem };
+    if (!(await this.linkOwner(linkToken))) return { kind: 'invalid_link' };
+    const user = await this.backend.users.setPasswordWithToken({ tokenHash: hashToken(linkToken), passwordHash: await hashPassword(password), now: this.now() });
+    return user ? { kind: 'set', user } : { kind: 'invalid_link' };
+  }
+}

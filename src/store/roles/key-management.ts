@@ -1,0 +1,113 @@
+/**
+ * Role: API keys as their owners manage them (DESIGN.md §3, §7). A key row and its audit event
+ * are written in one transaction, so the trail never misses a change made here. Revocation is
+ * by id within the account: display prefixes are short and not unique across accounts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { KeyManagementRole } from '../backend.js';
+import type { KeyEvent, ManagedKey } from '../owner-records.js';
+import { toAuthenticatedKey } from '../rows.js';
+import type { ActiveKeyRow, KeyRow } from '../rows.js';
+import type { Db, Tx } from '../sql.js';
+
+interface ManagedKeyRow extends KeyRow {
+  label: string | null;
+  last_used_at: string | null;
+}
+
+const toManagedKey = (r: ManagedKeyRow): ManagedKey => ({
+  id: r.id,
+  accountId: r.account_id,
+  displayPrefix: r.display_prefix,
+  mode: r.mode,
+  label: r.label,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+  lastUsedAt: r.last_used_at,
+});
+
+interface KeyEventRow {
+  id: string;
+  key_id: string;
+  display_prefix: string;
+  action: 'created' | 'revoked';
+  actor: string;
+  at: string;
+}
+
+const toKeyEvent = (r: KeyEventRow): KeyEvent => ({ id: r.id, keyId: r.key_id, displayPrefix: r.display_prefix, action: r.action, actor: r.actor, at: r.at });
+
+const KEY_COLUMNS = 'id, account_id, display_prefix, mode, created_at, revoked_at, label, last_used_at';
+
+async function audit(tx: Tx, key: ManagedKey, action: KeyEvent['action'], actor: string, at: Date): Promise<void> {
+  await tx.run('INSERT INTO key_events (id, account_id, key_id, display_prefix, action, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+    randomUUID(),
+    key.accountId,
+    key.id,
+    key.displayPrefix,
+    action,
+    actor,
+    at,
+  ]);
+}
+
+export function keyManagementRole(db: Db): KeyManagementRole {
+  return {
+    createKey: (input) =>
+      db.write(async (tx) => {
+        const row = await tx.get<ManagedKeyRow>(
+          `INSERT INTO api_keys (id, account_id, hash, display_prefix, mode, created_at, label) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
+          [randomUUID(), input.accountId, input.hash, input.displayPrefix, input.mode, input.now, input.label],
+        );
+        const key = toManagedKey(row as ManagedKeyRow);
+        await audit(tx, key, 'created', input.actor.name, input.now);
+        return key;
+      }),
+
+    listKeys: async (accountId) =>
+      (await db.all<ManagedKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id`, [accountId])).map(toManagedKey),
+
+    async getKey(accountId, keyId) {
+      const row = await db.get<ManagedKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ? AND account_id = ?`, [keyId, accountId]);
+      return row ? toManagedKey(row) : null;
+    },
+
+    revokeKey: (input) =>
+      db.write(async (tx) => {
+        const revoked = await tx.get<ManagedKeyRow>(
+          `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}`,
+          [input.now, input.keyId, input.accountId],
+        );
+        if (revoked) {
+          const key = toManagedKey(revoked);
+          await audit(tx, key, 'revoked', input.actor.name, input.now);
+          return key;
+        }
+        const existing = await tx.get<ManagedKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ? AND account_id = ?`, [input.keyId, input.accountId]);
+        return existing ? toManagedKey(existing) : null;
+      }),
+
+    async usableKey(accountId, keyId) {
+      const row = await db.get<ActiveKeyRow>(
+        `SELECT k.id, k.account_id, k.mode, k.display_prefix, a.rate_limit_per_second, a.rate_limit_burst
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ? AND k.account_id = ? AND k.revoked_at IS NULL`,
+        [keyId, accountId],
+      );
+      return row ? toAuthenticatedKey(row) : null;
+    },
+
+    async noteKeyUse(uses) {
+      if (uses.length === 0) return;
+      await db.write(async (tx) => {
+        for (const use of uses) {
+          await tx.run('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)', [use.at, use.keyId, use.at]);
+        }
+      });
+    },
+
+    keyEvents: async (accountId, limit) =>
+      (await db.all<KeyEventRow>('SELECT id, key_id, display_prefix, action, actor, at FROM key_events WHERE account_id = ? ORDER BY at DESC, id LIMIT ?', [accountId, limit])).map(
+        toKeyEvent,
+      ),
+  };
+}

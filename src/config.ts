@@ -38,6 +38,11 @@ export interface PresendConfig {
   mailFrom: string | null;
   smtpProxy: string | null;
   recheckDelayMs: number;
+  /**
+   * The same delay for sandbox keys (PRESEND_SANDBOX_RECHECK_DELAY_MS): the sandbox's `greylisted@`
+   * is rechecked in seconds, so a trial batch does not wait the live delay three times.
+   */
+  sandboxRecheckDelayMs: number;
   retentionDays: number;
   baseUrl: string;
   apiKey: string | null;
@@ -200,6 +205,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     mailFrom: validateMailFrom(env.PRESEND_MAIL_FROM),
     smtpProxy: validateProxy(env.PRESEND_SMTP_PROXY),
     recheckDelayMs: parseIntVar(env, 'PRESEND_RECHECK_DELAY_MS', 300_000, 0, 86_400_000),
+    sandboxRecheckDelayMs: parseIntVar(env, 'PRESEND_SANDBOX_RECHECK_DELAY_MS', 2_000, 0, 86_400_000),
     retentionDays: parseIntVar(env, 'PRESEND_RETENTION_DAYS', 30, 1, 3650),
     baseUrl: env.PRESEND_BASE_URL?.trim() || 'http://127.0.0.1:8080',
     apiKey: env.PRESEND_API_KEY?.trim() || null,

@@ -83,7 +83,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     now,
     isDraining: () => shuttingDown,
   });
-  const results = new ResultsService(backend.batches);
+  const results = new ResultsService(backend.batches, now);
   // Every key the API authenticates is a use of it (the dashboard shows the last one).
   const keyUsage = new KeyUsageRecorder(backend.keyManagement, now, logger.child({ part: 'key-usage' }));
   const app = await buildApp({

@@ -18,6 +18,6 @@ export function loadEngines(config: PresendConfig, deps: EngineDeps = {}): Engin
   return {
     smtpSessions,
     live: createEngine(config, { ...deps, limiter }),
-    sandbox: createSandboxEngine(systemClock, { recheckDelayMs: config.recheckDelayMs, ...(slowDelayMs !== undefined ? { slowDelayMs } : {}) }),
+    sandbox: createSandboxEngine(systemClock, { recheckDelayMs: config.sandboxRecheckDelayMs, ...(slowDelayMs !== undefined ? { slowDelayMs } : {}) }),
   };
 }

@@ -181,6 +181,14 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
  * The configuration of a command: the process environment with the variables its flags give
  * (undefined ones ignored), validated alike — `loadCommandConfig({ PRESEND_PORT: flags.port })`.
  */
+/** The settings live mailbox probes still need (empty when the engine can probe): names with an example each. */
+export function missingProbeIdentity(config: Pick<PresendConfig, 'heloName' | 'mailFrom'>): string[] {
+  const missing: string[] = [];
+  if (!config.heloName) missing.push('PRESEND_HELO_NAME (a host name of yours, e.g. probe.example.com)');
+  if (!config.mailFrom) missing.push('PRESEND_MAIL_FROM (an address of yours, e.g. verify@example.com)');
+  return missing;
+}
+
 export function loadCommandConfig(flags: Env = {}): PresendConfig {
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
   return loadConfig({ ...process.env, ...given });

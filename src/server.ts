@@ -82,6 +82,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     retentionDays: config.retentionDays,
     now,
     isDraining: () => shuttingDown,
+    ...(engines.liveChecksOff !== undefined ? { liveChecksOff: engines.liveChecksOff } : {}),
   });
   const results = new ResultsService(backend.batches, now);
   // Every key the API authenticates is a use of it (the dashboard shows the last one).
@@ -95,6 +96,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     rateLimits: { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },
     logger,
     isShuttingDown: () => shuttingDown,
+    ...(engines.liveChecksOff !== undefined ? { readinessWarnings: [engines.liveChecksOff] } : {}),
     now,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     trustProxy: config.trustProxy,

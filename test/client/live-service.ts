@@ -114,7 +114,8 @@ export async function startLiveService(options: { env?: Record<string, string>; 
   const port = await freePort();
   const child = spawn(process.execPath, [...CLI_NODE_ARGS, 'serve', '--port', String(port)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...adminEnv, PRESEND_HOST: '127.0.0.1', ...options.env },
+    // A probe identity, as an operator configures one: without it live keys are refused (docs/deploy.md).
+    env: { ...process.env, ...adminEnv, PRESEND_HOST: '127.0.0.1', PRESEND_HELO_NAME: 'probe.presend.test', PRESEND_MAIL_FROM: 'probe@presend.test', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -17,6 +17,7 @@ import type { BatchService } from '../service/batch-service.js';
 import type { ResultsService } from '../service/results-service.js';
 import type { Metrics } from '../service/metrics.js';
 import { ApiError } from './errors.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './schemas.js';
 import { authenticate } from './auth.js';
 import type { RateLimitDefaults } from './auth.js';
 import { verifyRoute } from './routes/verify.js';
@@ -77,7 +78,10 @@ function toApiError(err: FastifyError & { validationContext?: string }, request:
   }
   if (err.validation) {
     const first = err.validation[0];
-    if (err.validationContext === 'headers') return new ApiError('missing_idempotency_key');
+    if (err.validationContext === 'headers') {
+      if (first?.keyword !== 'maxLength') return new ApiError('missing_idempotency_key');
+      return new ApiError('invalid_request', `The Idempotency-Key header is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
+    }
     const path = first?.instancePath ?? '';
     if (err.validationContext === 'body' && path === '' && body === undefined) {
       return new ApiError('invalid_request', `The body is missing: send a JSON object (${CONTENT_TYPE_MESSAGE}).`);

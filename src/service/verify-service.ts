@@ -13,6 +13,8 @@ import type { VerificationsRole } from '../store/backend.js';
 import { toStoredResult } from '../store/store.js';
 import type { Refusal } from './errors.js';
 import { engineFor } from './engines.js';
+import { CheckAdmission, isSeat } from './check-admission.js';
+import type { AdmissionLimits, Seat } from './check-admission.js';
 import type { Engines } from './engines.js';
 import { idempotencyClaim } from './idempotency.js';
 import type { Metrics } from './metrics.js';
@@ -33,8 +35,13 @@ export interface VerifyServiceOptions {
   verifications: VerificationsRole;
   engines: Engines;
   metrics: Metrics;
-  /** Checks running at once in this process; more is 503 (a bounded queue, not an unbounded one). */
-  maxInFlight: number;
+  /**
+   * Checks running at once in this process (`total`; more is 503, a bounded queue, not an
+   * unbounded one), per account and per key (more is 429): check-admission.ts.
+   */
+  limits: AdmissionLimits;
+  /** The longest one check runs, its waits for an MX host included; then it ends TRANSIENT (`aborted`), unbilled. */
+  deadlineMs: number;
   /** Lease of a running check (config.leaseMs); renewed and swept for abandoned checks every third of it. */
   leaseMs: number;
   now?: () => Date;
@@ -45,6 +52,7 @@ type Settled = { ok: true; record: VerificationRecord } | { ok: false };
 
 export class VerifyService {
   private readonly inFlight = new Map<string, Promise<Settled>>();
+  private readonly admission: CheckAdmission;
   private readonly abort = new AbortController();
   private draining = false;
   private readonly now: () => Date;
@@ -54,6 +62,7 @@ export class VerifyService {
   constructor(private readonly options: VerifyServiceOptions) {
     this.now = options.now ?? (() => new Date());
     this.leaseMs = options.leaseMs;
+    this.admission = new CheckAdmission(options.limits);
   }
 
   /** Starts renewing this process's leases and resuming checks other processes abandoned. */
@@ -72,13 +81,13 @@ export class VerifyService {
     const now = this.now();
     const until = new Date(now.getTime() + this.leaseMs);
     if (this.inFlight.size > 0) await verifications.renewLeases([...this.inFlight.keys()], until);
-    const room = Math.min(RESUME_BATCH, this.options.maxInFlight - this.inFlight.size);
+    const room = Math.min(RESUME_BATCH, this.admission.free);
     if (this.draining || room <= 0) return;
     for (const record of await verifications.claimAbandoned({ now, leaseExpiresAt: until, limit: room })) {
       if (this.inFlight.has(record.id)) continue; // still ours: its renewal was only late
       this.options.log.info({ verificationId: record.id }, 'resuming an abandoned verification');
       // Live checks hold a credit; sandbox ones are the unbilled ones.
-      void this.run(record, engineFor(engines, !record.billable));
+      void this.run(record, engineFor(engines, !record.billable), this.admission.occupy(record.accountId));
     }
   }
 
@@ -90,42 +99,63 @@ export class VerifyService {
     const parsed = parseAddress(body.email);
     if (!parsed.ok) return { kind: 'refused', code: 'invalid_email', message: invalidAddressMessage('email', body.email) };
     if (this.draining) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
-    if (this.inFlight.size >= this.options.maxInFlight) {
-      return { kind: 'refused', code: 'service_unavailable', message: 'Too many checks in progress; retry later.' };
+    // Taken before the store is asked, so racing requests cannot all pass the caps; given back
+    // unless a check of ours starts running on it.
+    const seat = this.admission.admit(key.accountId, key.keyId);
+    if (!isSeat(seat)) return seat;
+    let running = false;
+    try {
+      const outcome = await this.begin(key, parsed.address.normalized, body, idempotencyKey, seat);
+      running = outcome.running;
+      return outcome.outcome;
+    } finally {
+      if (!running) seat.release();
     }
+  }
+
+  private async begin(
+    key: AuthenticatedKey,
+    email: string,
+    body: { email: string; timeoutMs?: number },
+    idempotencyKey: string,
+    seat: Seat,
+  ): Promise<{ outcome: VerifyOutcome; running: boolean }> {
     const timeoutMs = body.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
     const now = this.now();
     const sandbox = key.mode === 'test';
     const engine = engineFor(this.options.engines, sandbox);
     // A result known without waiting (sandbox) is stored by the write that creates the check.
-    const ready = engine.immediate?.(parsed.address.normalized) ?? null;
+    const ready = engine.immediate?.(email) ?? null;
     const started = await this.options.verifications.start({
       accountId: key.accountId,
       keyId: key.keyId,
-      email: parsed.address.normalized,
+      email,
       billable: !sandbox,
-      idempotency: idempotencyClaim(VERIFY_ROUTE, idempotencyKey, body, now),
+      idempotency: idempotencyClaim(VERIFY_ROUTE, key.mode, idempotencyKey, body, now),
       now,
       leaseExpiresAt: new Date(now.getTime() + this.leaseMs),
       ...(ready ? { result: toStoredResult(ready) } : {}),
     });
     switch (started.kind) {
       case 'idempotency_mismatch':
-        return { kind: 'refused', code: 'idempotency_key_reused' };
+        return { outcome: { kind: 'refused', code: 'idempotency_key_reused' }, running: false };
       case 'insufficient_credits':
-        return { kind: 'refused', code: 'insufficient_credits', message: `This check needs 1 credit; ${Math.max(0, started.available)} available.` };
+        return {
+          outcome: { kind: 'refused', code: 'insufficient_credits', message: `This check needs 1 credit; ${Math.max(0, started.available)} available.` },
+          running: false,
+        };
       case 'replay':
-        return this.replay(started.verification, timeoutMs);
+        return { outcome: await this.replay(started.verification, timeoutMs), running: false };
       case 'created':
         break;
     }
     const record = started.verification;
     if (record.state === 'completed') {
       this.observe(record);
-      return { kind: 'completed', record, replayed: false };
+      return { outcome: { kind: 'completed', record, replayed: false }, running: false };
     }
-    const run = this.run(record, engine);
-    return this.await(record, run, timeoutMs, false);
+    const run = this.run(record, engine, seat);
+    return { outcome: await this.await(record, run, timeoutMs, false), running: true };
   }
 
   /** The same verification as it stands now (DESIGN.md §4): billed once, never run twice. */
@@ -149,11 +179,14 @@ export class VerifyService {
     return { kind: 'completed', record: settled.record, replayed };
   }
 
-  private run(record: VerificationRecord, engine: Engine): Promise<Settled> {
+  /** Runs the check on `seat`, given back when it ends. */
+  private run(record: VerificationRecord, engine: Engine, seat: Seat): Promise<Settled> {
     const { verifications } = this.options;
+    // Shutdown or the check's own deadline, whichever comes first, ends its waits and probes.
+    const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.options.deadlineMs)]);
     const work = (async (): Promise<Settled> => {
       try {
-        const result = await engine.verify(record.email, { signal: this.abort.signal });
+        const result = await engine.verify(record.email, { signal });
         const stored = await verifications.complete({ verificationId: record.id, result: toStoredResult(result), now: this.now() });
         this.observe(stored);
         return { ok: true, record: stored };
@@ -168,7 +201,10 @@ export class VerifyService {
       }
     })();
     this.inFlight.set(record.id, work);
-    void work.finally(() => this.inFlight.delete(record.id));
+    void work.finally(() => {
+      this.inFlight.delete(record.id);
+      seat.release();
+    });
     return work;
   }
 

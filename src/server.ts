@@ -97,7 +97,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     batches,
     results,
     metrics,
-    rateLimits: { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },
+    rateLimits: {
+      perSecond: config.rateLimitPerSecond,
+      burst: config.rateLimitBurst,
+      reads: { perSecond: config.resultsRateLimitPerSecond, burst: config.resultsRateLimitBurst },
+    },
     logger,
     isShuttingDown: () => shuttingDown,
     now,

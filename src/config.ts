@@ -66,6 +66,8 @@ export interface PresendConfig {
   checkDeadlineMs: number;
   /** Single checks of one MX host in the engine at once; more end TRANSIENT at once (PRESEND_MAX_CHECKS_PER_MX_HOST). */
   maxChecksPerMxHost: number;
+  /** How long /readyz waits for the store to answer a read and take a small write (PRESEND_READY_TIMEOUT_MS). */
+  readyTimeoutMs: number;
   /**
    * Batch items one claim takes (a worker runs two claims at once). Claims are grouped by domain,
    * so a small chunk keeps only a domain or two in flight: 64 left the per-MX session limits idle
@@ -232,6 +234,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     maxRunningChecksPerKey: parseIntVar(env, 'PRESEND_MAX_RUNNING_CHECKS_PER_KEY', 50, 1, 1_000_000),
     checkDeadlineMs: parseIntVar(env, 'PRESEND_CHECK_DEADLINE_MS', 60_000, 100, 3_600_000),
     maxChecksPerMxHost: parseIntVar(env, 'PRESEND_MAX_CHECKS_PER_MX_HOST', 100, 1, 1_000_000),
+    readyTimeoutMs: parseIntVar(env, 'PRESEND_READY_TIMEOUT_MS', 2000, 50, 60_000),
     workerConcurrency: parseIntVar(env, 'PRESEND_WORKER_CONCURRENCY', 1000, 1, 10_000),
     workerParallelChunks: parseIntVar(env, 'PRESEND_WORKER_PARALLEL_CHUNKS', 2, 1, 64),
     workerId: validateWorkerId(env.PRESEND_WORKER_ID),

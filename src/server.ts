@@ -107,6 +107,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     now,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     trustProxy: config.trustProxy,
+    readyTimeoutMs: config.readyTimeoutMs,
   });
   // The owners' dashboard (DESIGN.md §7): pages over the same services; no route under /v1.
   await app.register(dashboardPlugin, {

@@ -26,7 +26,7 @@ import { opsRoutes } from './routes/ops.js';
 import { openapiOptions } from './openapi.js';
 
 export interface AppDeps {
-  backend: Pick<Backend, 'accounts' | 'rateLimits' | 'ping'>;
+  backend: Pick<Backend, 'accounts' | 'rateLimits' | 'ping' | 'probeWrite'>;
   verify: VerifyService;
   batches: BatchService;
   results: ResultsService;
@@ -40,6 +40,8 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Proxies trusted for X-Forwarded-* (config.trustProxy). */
   trustProxy?: boolean | number | string[];
+  /** How long /readyz waits for the store (default 2 s). */
+  readyTimeoutMs?: number;
 }
 
 /**
@@ -218,7 +220,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new ApiError('not_found')));
 
   await app.register(swagger, openapiOptions());
-  opsRoutes(app, { backend: deps.backend, metrics: deps.metrics, isShuttingDown: deps.isShuttingDown });
+  opsRoutes(app, {
+    backend: deps.backend,
+    metrics: deps.metrics,
+    isShuttingDown: deps.isShuttingDown,
+    readyTimeoutMs: deps.readyTimeoutMs ?? 2000,
+    now: deps.now ?? (() => new Date()),
+  });
 
   await app.register(async (v1) => {
     v1.addHook('onRequest', authenticate(deps.backend, deps.rateLimits, deps.now));

@@ -19,6 +19,7 @@ import type { Engines } from './engines.js';
 import { idempotencyClaim } from './idempotency.js';
 import type { Metrics } from './metrics.js';
 import type { Engine } from '../core/ports.js';
+import type { EngineResult } from '../core/types.js';
 import type { Logger } from '../logger.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
@@ -48,11 +49,19 @@ export interface VerifyServiceOptions {
   log: Logger;
 }
 
-type Settled = { ok: true; record: VerificationRecord } | { ok: false };
+/** How a check ended: its record, or the refusal its waiting caller gets (nothing billed either way). */
+type Settled = { ok: true; record: VerificationRecord } | { ok: false; refusal: Refusal };
 
 export class VerifyService {
   private readonly inFlight = new Map<string, Promise<Settled>>();
   private readonly admission: CheckAdmission;
+  /**
+   * Checks that ended in an error whose release the store could not take (a full disk): written
+   * failed at every upkeep until it can, and once more at shutdown, before any of them could be
+   * taken for abandoned. (Were this process to die first, they were never marked resumable:
+   * the sweep fails and releases them, it does not run and debit them.)
+   */
+  private readonly unreleased = new Set<string>();
   private readonly abort = new AbortController();
   private draining = false;
   private readonly now: () => Date;
@@ -78,6 +87,7 @@ export class VerifyService {
 
   private async maintain(): Promise<void> {
     const { verifications, engines } = this.options;
+    await this.releasePending();
     const now = this.now();
     const until = new Date(now.getTime() + this.leaseMs);
     if (this.inFlight.size > 0) await verifications.renewLeases([...this.inFlight.keys()], until);
@@ -89,6 +99,27 @@ export class VerifyService {
       // Live checks hold a credit; sandbox ones are the unbilled ones.
       void this.run(record, engineFor(engines, !record.billable), this.admission.occupy(record.accountId));
     }
+  }
+
+  private async releasePending(): Promise<void> {
+    for (const id of [...this.unreleased]) {
+      try {
+        await this.options.verifications.fail({ verificationId: id, now: this.now() });
+        this.unreleased.delete(id);
+        this.options.log.info({ verificationId: id }, 'a failed verification is released at last');
+      } catch (err) {
+        this.options.log.warn({ err, verificationId: id }, 'the store still cannot release a failed verification');
+        return;
+      }
+    }
+  }
+
+  /** A caller is told the check goes on (202): from now on it is resumed, not failed, should this process die. */
+  private async promise(record: VerificationRecord): Promise<void> {
+    await this.options.verifications.markResumable(record.id).catch((err: unknown) =>
+      // Not resumable then: should this process die, the check is released unbilled, never billed unseen.
+      this.options.log.warn({ err, verificationId: record.id }, 'could not mark a pending verification resumable'),
+    );
   }
 
   get activeChecks(): number {
@@ -163,7 +194,10 @@ export class VerifyService {
     if (record.state === 'completed') return { kind: 'completed', record, replayed: true };
     if (record.state === 'failed') return { kind: 'refused', code: 'engine_unavailable' };
     const running = this.inFlight.get(record.id);
-    if (!running) return { kind: 'pending', record, replayed: true };
+    if (!running) {
+      await this.promise(record);
+      return { kind: 'pending', record, replayed: true };
+    }
     return this.await(record, running, timeoutMs, true);
   }
 
@@ -174,8 +208,11 @@ export class VerifyService {
     });
     const settled = await Promise.race([run, timeout]);
     clearTimeout(timer);
-    if (settled === 'timeout') return { kind: 'pending', record, replayed };
-    if (!settled.ok) return { kind: 'refused', code: 'engine_unavailable' };
+    if (settled === 'timeout') {
+      await this.promise(record);
+      return { kind: 'pending', record, replayed };
+    }
+    if (!settled.ok) return settled.refusal;
     return { kind: 'completed', record: settled.record, replayed };
   }
 
@@ -185,19 +222,22 @@ export class VerifyService {
     // Shutdown or the check's own deadline, whichever comes first, ends its waits and probes.
     const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.options.deadlineMs)]);
     const work = (async (): Promise<Settled> => {
+      let result: EngineResult;
       try {
-        const result = await engine.verify(record.email, { signal });
+        result = await engine.verify(record.email, { signal });
+      } catch (err) {
+        // The engine never throws for an address's behaviour; a throw is a bug or an outage (502).
+        this.options.log.warn({ err, verificationId: record.id }, 'single verification failed');
+        return this.failed(record, { kind: 'refused', code: 'engine_unavailable' });
+      }
+      try {
         const stored = await verifications.complete({ verificationId: record.id, result: toStoredResult(result), now: this.now() });
         this.observe(stored);
         return { ok: true, record: stored };
       } catch (err) {
-        this.options.log.warn({ err, verificationId: record.id }, 'single verification failed');
-        // The engine never throws for an address's behaviour; a throw is a bug or an outage (502).
-        await verifications.fail({ verificationId: record.id, now: this.now() }).catch((failed: unknown) =>
-          // Its lease runs out and another sweep takes it up again.
-          this.options.log.warn({ err: failed, verificationId: record.id }, 'could not mark a verification failed'),
-        );
-        return { ok: false };
+        // A full disk, a lost permission: the result cannot be recorded, so it is not delivered either (503).
+        this.options.log.warn({ err, verificationId: record.id }, 'the store could not record a verification');
+        return this.failed(record, { kind: 'refused', code: 'service_unavailable', message: 'The store cannot record the check now; it is not billed. Retry later.' });
       }
     })();
     this.inFlight.set(record.id, work);
@@ -206,6 +246,17 @@ export class VerifyService {
       seat.release();
     });
     return work;
+  }
+
+  /** Ends a check in error: failed and released now, or as soon as the store can write (releasePending). */
+  private async failed(record: VerificationRecord, refusal: Refusal): Promise<Settled> {
+    try {
+      await this.options.verifications.fail({ verificationId: record.id, now: this.now() });
+    } catch (err) {
+      this.options.log.warn({ err, verificationId: record.id }, 'could not mark a verification failed; retrying at each upkeep');
+      this.unreleased.add(record.id);
+    }
+    return { ok: false, refusal };
   }
 
   private observe(record: VerificationRecord): void {
@@ -232,6 +283,7 @@ export class VerifyService {
     clearTimeout(timer);
     this.abort.abort();
     await Promise.allSettled([...this.inFlight.values()]);
+    await this.releasePending();
   }
 
   get isDraining(): boolean {

@@ -95,9 +95,14 @@ export interface VerificationsRole {
   get(accountId: string, verificationId: string): Promise<VerificationRecord | null>;
   /** Checks still running since before `olderThan` (their process died long ago): fail and release. */
   failStale(olderThan: Date, now: Date): Promise<number>;
+  /** A caller was told the check goes on (202): resumed, not failed, if its process dies. */
+  markResumable(verificationId: string): Promise<void>;
   /** Extends the leases of checks this process is still running. */
   renewLeases(verificationIds: readonly string[], until: Date): Promise<void>;
-  /** Takes over running checks whose lease lapsed, at most `limit`, oldest first; two callers never take the same one. */
+  /**
+   * Takes over running checks whose lease lapsed, at most `limit`, oldest first; two callers never
+   * take the same one. Lapsed checks that were never marked resumable are failed and released instead.
+   */
   claimAbandoned(input: { now: Date; leaseExpiresAt: Date; limit: number }): Promise<VerificationRecord[]>;
 }
 
@@ -310,6 +315,8 @@ export interface Backend {
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
+  /** One small write (a dedicated row) for /readyz: throws when the store cannot write. */
+  probeWrite(now: Date): Promise<void>;
   /** Writes handed in are committed, wake-ups and pools closed. Idempotent. */
   close(): Promise<void>;
 }

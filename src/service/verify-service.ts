@@ -8,7 +8,7 @@
  */
 import { parseAddress } from '../core/syntax/address.js';
 import { invalidAddressMessage } from '../core/syntax/problems.js';
-import type { AuthenticatedKey, VerificationRecord } from '../store/store.js';
+import type { AuthenticatedKey, StartVerificationOutcome, VerificationRecord } from '../store/store.js';
 import type { VerificationsRole } from '../store/backend.js';
 import { toStoredResult } from '../store/store.js';
 import type { Refusal } from './errors.js';
@@ -157,16 +157,23 @@ export class VerifyService {
     const engine = engineFor(this.options.engines, sandbox);
     // A result known without waiting (sandbox) is stored by the write that creates the check.
     const ready = engine.immediate?.(email) ?? null;
-    const started = await this.options.verifications.start({
-      accountId: key.accountId,
-      keyId: key.keyId,
-      email,
-      billable: !sandbox,
-      idempotency: idempotencyClaim(VERIFY_ROUTE, key.mode, idempotencyKey, body, now),
-      now,
-      leaseExpiresAt: new Date(now.getTime() + this.leaseMs),
-      ...(ready ? { result: toStoredResult(ready) } : {}),
-    });
+    let started: StartVerificationOutcome;
+    try {
+      started = await this.options.verifications.start({
+        accountId: key.accountId,
+        keyId: key.keyId,
+        email,
+        billable: !sandbox,
+        idempotency: idempotencyClaim(VERIFY_ROUTE, key.mode, idempotencyKey, body, now),
+        now,
+        leaseExpiresAt: new Date(now.getTime() + this.leaseMs),
+        ...(ready ? { result: toStoredResult(ready) } : {}),
+      });
+    } catch (err) {
+      // One transaction: nothing was held. A store that cannot write (a full disk) is a 503 the spec lists, not a 500.
+      this.options.log.error({ err }, 'the store could not start a verification');
+      return { outcome: { kind: 'refused', code: 'service_unavailable', message: 'The store cannot take the check now; nothing is billed. Retry later.' }, running: false };
+    }
     switch (started.kind) {
       case 'idempotency_mismatch':
         return { outcome: { kind: 'refused', code: 'idempotency_key_reused' }, running: false };

@@ -25,13 +25,13 @@ import { ErrorBody } from '../../src/api/schemas.js';
 const postgres = API_BACKENDS.find((b) => b.name === 'PostgreSQL');
 
 /** Runs SQL on the server's maintenance database (the one under test may be refusing connections). */
-async function onServer(url: string, sql: string, params: unknown[] = []): Promise<void> {
+async function onServer<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    await client.query(sql, params);
+    return (await client.query<R>(sql, params)).rows;
   } finally {
     await client.end();
   }
@@ -39,16 +39,8 @@ async function onServer(url: string, sql: string, params: unknown[] = []): Promi
 
 /** Sessions of `application` open on database `name`. */
 async function sessionsOf(url: string, name: string, application: string): Promise<number> {
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    const r = await client.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [name, application]);
-    return Number(r.rows[0]?.n ?? 0);
-  } finally {
-    await client.end();
-  }
+  const rows = await onServer<{ n: string }>(url, 'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [name, application]);
+  return Number(rows[0]?.n ?? 0);
 }
 
 async function until<T>(what: string, fn: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {

@@ -25,6 +25,8 @@ interface Store {
   /** Writes that end a check, and the readiness probe's write, fail from now on. */
   refuseWrites(): Promise<void>;
   allowWrites(): Promise<void>;
+  /** No check can even start (its insert fails), as with a disk already full. */
+  refuseStarts(): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ async function sqliteStore(): Promise<Store> {
            CREATE TRIGGER refuse_probe_insert BEFORE INSERT ON ready_probe BEGIN SELECT RAISE(ABORT, '${REFUSED}'); END;
            CREATE TRIGGER refuse_probe_update BEFORE UPDATE ON ready_probe BEGIN SELECT RAISE(ABORT, '${REFUSED}'); END;`),
     allowWrites: async () => run('DROP TRIGGER refuse_check_end; DROP TRIGGER IF EXISTS refuse_probe_insert; DROP TRIGGER IF EXISTS refuse_probe_update;'),
+    refuseStarts: async () => run(`CREATE TRIGGER refuse_check_start BEFORE INSERT ON verifications BEGIN SELECT RAISE(ABORT, '${REFUSED}'); END;`),
     drop: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -69,6 +72,9 @@ async function postgresStore(): Promise<Store> {
            CREATE TRIGGER refuse_check_end BEFORE UPDATE ON verifications FOR EACH ROW EXECUTE FUNCTION refuse_write();
            CREATE TRIGGER refuse_probe BEFORE INSERT OR UPDATE ON ready_probe FOR EACH ROW EXECUTE FUNCTION refuse_write();`),
     allowWrites: () => run('DROP TRIGGER refuse_check_end ON verifications; DROP TRIGGER refuse_probe ON ready_probe; DROP FUNCTION refuse_write();'),
+    refuseStarts: () =>
+      run(`CREATE FUNCTION refuse_start() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${REFUSED}'; END $$;
+           CREATE TRIGGER refuse_check_start BEFORE INSERT ON verifications FOR EACH ROW EXECUTE FUNCTION refuse_start();`),
     drop: () => fresh.db.drop(),
   };
 }
@@ -140,5 +146,20 @@ describeOnEveryBackend('a store that cannot write', (backend: BackendName) => {
     await eventually('the held credit is released', async () => (await h.backend.ledger.getBalance(a.accountId)).held === 0);
     assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 5);
     assert.equal((await h.call('GET', '/readyz')).status, 200);
+  });
+
+  test('a check the store cannot even start is 503 service_unavailable (a status the spec lists), nothing held', async (t) => {
+    const store = backend === 'SQLite' ? await sqliteStore() : await postgresStore();
+    const h = await serve(store);
+    t.after(async () => {
+      await h.close();
+      await store.drop();
+    });
+    const a = await h.newAccount(5);
+    await store.refuseStarts();
+    const answer = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@example.com' } });
+    assert.equal(answer.status, 503, JSON.stringify(answer.body));
+    assert.equal(answer.body.error.code, 'service_unavailable');
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId).then((b) => [b.available, b.held]), [5, 0]);
   });
 });

@@ -133,7 +133,7 @@ export class VerifyService {
     // Taken before the store is asked, so racing requests cannot all pass the caps; given back
     // unless a check of ours starts running on it.
     const seat = this.admission.admit(key.accountId, key.keyId);
-    if (!isSeat(seat)) return seat;
+    if (!isSeat(seat)) return this.replayWithoutSeat(key, body, idempotencyKey, seat);
     let running = false;
     try {
       const outcome = await this.begin(key, parsed.address.normalized, body, idempotencyKey, seat);
@@ -194,6 +194,18 @@ export class VerifyService {
     }
     const run = this.run(record, engine, seat);
     return { outcome: await this.await(record, run, timeoutMs, false), running: true };
+  }
+
+  /**
+   * Past a cap, a replay is still answered: it starts nothing (the check it names has its seat,
+   * or has ended), so asking again for a 202's result never costs room nor meets a 429.
+   */
+  private async replayWithoutSeat(key: AuthenticatedKey, body: { email: string; timeoutMs?: number }, idempotencyKey: string, refusal: Refusal): Promise<VerifyOutcome> {
+    const now = this.now();
+    const known = await this.options.verifications.findReplay({ accountId: key.accountId, idempotency: idempotencyClaim(VERIFY_ROUTE, key.mode, idempotencyKey, body, now), now });
+    if (known?.kind === 'replay') return this.replay(known.verification, body.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS);
+    if (known?.kind === 'idempotency_mismatch') return { kind: 'refused', code: 'idempotency_key_reused' };
+    return refusal;
   }
 
   /** The same verification as it stands now (DESIGN.md §4): billed once, never run twice. */

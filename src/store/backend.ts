@@ -39,6 +39,7 @@ import type {
   ResultsSlice,
   StartVerificationInput,
   StartVerificationOutcome,
+  IdempotencyClaim,
   StoredResult,
   VerificationRecord,
 } from './store.js';
@@ -93,6 +94,8 @@ export interface VerificationsRole {
   /** Engine failure (a bug or outage): state failed, hold released. */
   fail(input: { verificationId: string; now: Date }): Promise<VerificationRecord>;
   get(accountId: string, verificationId: string): Promise<VerificationRecord | null>;
+  /** What `start` would say of a replay, read only: the check a live Idempotency-Key names, a mismatch, or null (start would create). */
+  findReplay(input: { accountId: string; idempotency: IdempotencyClaim; now: Date }): Promise<Extract<StartVerificationOutcome, { kind: 'replay' | 'idempotency_mismatch' }> | null>;
   /** Checks still running since before `olderThan` (their process died long ago): fail and release. */
   failStale(olderThan: Date, now: Date): Promise<number>;
   /** A caller was told the check goes on (202): resumed, not failed, if its process dies. */

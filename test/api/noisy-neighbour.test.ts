@@ -94,13 +94,21 @@ describeOnEveryBackend('noisy neighbour: one account cannot hold the engine', (b
     const a = await h.newAccount(100, `capped-${newIdem()}`);
 
     // The live key: 3 checks run (two hostile hosts, within their budgets), the 4th is over the key's cap.
-    const live = await Promise.all(['a@slow-4xx-1.test', 'b@slow-4xx-1.test', 'c@slow-4xx-2.test', 'd@slow-4xx-2.test'].map((e) => verify(h, a.live, e, 1)));
+    const sent = ['a@slow-4xx-1.test', 'b@slow-4xx-1.test', 'c@slow-4xx-2.test', 'd@slow-4xx-2.test'].map((email) => ({ email, idem: newIdem() }));
+    const live = await Promise.all(sent.map(({ email, idem }) => h.call('POST', '/v1/verify', { key: a.live, idem, body: { email, timeoutMs: 1 } })));
     assert.deepEqual(live.map((r) => r.status).sort(), [202, 202, 202, 429]);
+    const acceptedAt = live.findIndex((r) => r.status === 202);
     const keyRefusal = live.find((r) => r.status === 429);
     if (keyRefusal) {
       isSlowDown(keyRefusal);
       assert.match(keyRefusal.body.error.message, /key/);
     }
+    // A replay takes no seat: the caller of a 202 asking again for its check is answered, not refused.
+    const first = sent[acceptedAt];
+    assert.ok(first);
+    const replayed = await h.call('POST', '/v1/verify', { key: a.live, idem: first.idem, body: { email: first.email, timeoutMs: 1 } });
+    assert.equal(replayed.status, 202, `a replay past the cap: ${replayed.status} ${JSON.stringify(replayed.body)}`);
+    assert.equal(replayed.body.engineJobId, live[acceptedAt]?.body.engineJobId, 'the same check, not a new one');
     // The sandbox key of the same account: one more check fills the account's 4; the next is over it.
     assert.equal((await verify(h, a.test, 'slow@example.com', 1)).status, 202);
     const accountRefusal = await verify(h, a.test, 'slow@example.org', 1);

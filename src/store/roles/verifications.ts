@@ -14,7 +14,7 @@ import type { StartVerificationOutcome, StoredResult, VerificationRecord } from 
 import { timeOrderedId } from '../time-ordered-id.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { openHistories } from './history.js';
-import { claimIdempotency, retargetIdempotency } from './idempotency.js';
+import { claimIdempotency, peekIdempotency, retargetIdempotency } from './idempotency.js';
 import { hold, moveCredits } from './ledger.js';
 
 async function load(tx: Tx, id: string, lock = false): Promise<VerificationRow | undefined> {
@@ -111,6 +111,14 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
         if (!row) throw new Error(`verification ${input.verificationId} does not exist`);
         return failLocked(tx, bulk, row, input.now);
       }),
+
+    findReplay: async (input) => {
+      const seen = await peekIdempotency(db, input.accountId, input.idempotency, input.now);
+      if (seen === null) return null;
+      if (seen.kind === 'different') return { kind: 'idempotency_mismatch' };
+      const row = await load(db, seen.targetId);
+      return row ? { kind: 'replay', verification: toVerificationRecord(row) } : null;
+    },
 
     get: async (accountId, id) => {
       const row = await load(db, id);

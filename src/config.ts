@@ -62,7 +62,11 @@ export interface PresendConfig {
   maxRunningChecksPerAccount: number;
   /** Single checks one API key runs at once in this process; more is 429 (PRESEND_MAX_RUNNING_CHECKS_PER_KEY). */
   maxRunningChecksPerKey: number;
-  /** The longest one single check runs, its wait in an MX host's queue included (PRESEND_CHECK_DEADLINE_MS). */
+  /**
+   * The longest one live single check runs, its wait in an MX host's queue included
+   * (PRESEND_CHECK_DEADLINE_MS). Default 120 s, the longest wait a caller may ask for, so a
+   * caller never loses an answer it was ready to wait for.
+   */
   checkDeadlineMs: number;
   /** Single checks of one MX host in the engine at once; more end TRANSIENT at once (PRESEND_MAX_CHECKS_PER_MX_HOST). */
   maxChecksPerMxHost: number;
@@ -232,7 +236,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     maxRunningChecks: parseIntVar(env, 'PRESEND_MAX_RUNNING_CHECKS', 1000, 1, 1_000_000),
     maxRunningChecksPerAccount: parseIntVar(env, 'PRESEND_MAX_RUNNING_CHECKS_PER_ACCOUNT', 50, 1, 1_000_000),
     maxRunningChecksPerKey: parseIntVar(env, 'PRESEND_MAX_RUNNING_CHECKS_PER_KEY', 50, 1, 1_000_000),
-    checkDeadlineMs: parseIntVar(env, 'PRESEND_CHECK_DEADLINE_MS', 60_000, 100, 3_600_000),
+    checkDeadlineMs: parseIntVar(env, 'PRESEND_CHECK_DEADLINE_MS', 120_000, 100, 3_600_000),
     maxChecksPerMxHost: parseIntVar(env, 'PRESEND_MAX_CHECKS_PER_MX_HOST', 100, 1, 1_000_000),
     readyTimeoutMs: parseIntVar(env, 'PRESEND_READY_TIMEOUT_MS', 2000, 50, 60_000),
     workerConcurrency: parseIntVar(env, 'PRESEND_WORKER_CONCURRENCY', 1000, 1, 10_000),

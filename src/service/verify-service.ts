@@ -41,7 +41,7 @@ export interface VerifyServiceOptions {
    * unbounded one), per account and per key (more is 429): check-admission.ts.
    */
   limits: AdmissionLimits;
-  /** The longest one check runs, its waits for an MX host included; then it ends TRANSIENT (`aborted`), unbilled. */
+  /** The longest one live check runs, its waits for an MX host included; then it ends TRANSIENT (`aborted`), unbilled. */
   deadlineMs: number;
   /** Lease of a running check (config.leaseMs); renewed and swept for abandoned checks every third of it. */
   leaseMs: number;
@@ -239,7 +239,8 @@ export class VerifyService {
   private run(record: VerificationRecord, engine: Engine, seat: Seat): Promise<Settled> {
     const { verifications } = this.options;
     // Shutdown or the check's own deadline, whichever comes first, ends its waits and probes.
-    const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.options.deadlineMs)]);
+    // Sandbox checks meet no host and keep their documented timing (`slow@` outlasts every wait).
+    const signal = record.billable ? AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.options.deadlineMs)]) : this.abort.signal;
     const work = (async (): Promise<Settled> => {
       let result: EngineResult;
       try {

@@ -82,6 +82,15 @@ describeOnEveryBackend('noisy neighbour: one account cannot hold the engine', (b
     isSlowDown(await verify(h, attacker.live, 'again@slow-4xx-1.test', 1));
     const second = await verify(h, victim.live, 'bob@acme.test', 10_000);
     assert.equal(second.status, 200);
+
+    // A second account joins the flood: each flooding account's share shrinks, and room is left for a third.
+    const accomplice = await h.newAccount(1000, `accomplice-${newIdem()}`);
+    const flood2 = await Promise.all(Array.from({ length: 60 }, (_, i) => verify(h, accomplice.live, `other${i}@slow-4xx-${(i % HOSTILE_HOSTS) + 1}.test`, 1)));
+    const accepted2 = flood2.filter((r) => r.status === 202).length;
+    for (const r of flood2.filter((x) => x.status !== 202)) isSlowDown(r);
+    assert.ok(accepted2 >= 1 && accepted2 <= 6, `the second flooding account got ${accepted2} seats, its share is floor(20 / 3) = 6`);
+    const third = await h.newAccount(10, `third-${newIdem()}`);
+    assert.equal((await verify(h, third.live, 'alice@acme.test', 10_000)).status, 200, 'a third account still gets its answer');
   });
 
   test('the key cap, the account cap, the deadline of one check and the per-MX-host budget', async (t) => {

@@ -6,6 +6,7 @@
  * be written.
  */
 import { test } from 'node:test';
+import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,6 +93,17 @@ async function eventually(what: string, check: () => Promise<boolean>, timeoutMs
   }
 }
 
+/** A store of its own, one process on it and an account of 5 credits; closed, then dropped, after the test. */
+async function servedAlone(backend: BackendName, t: TestContext): Promise<{ store: Store; h: Harness; a: { accountId: string; live: string } }> {
+  const store = backend === 'SQLite' ? await sqliteStore() : await postgresStore();
+  const h = await serve(store);
+  t.after(async () => {
+    await h.close();
+    await store.drop();
+  });
+  return { store, h, a: await h.newAccount(5) };
+}
+
 describeOnEveryBackend('a store that cannot write', (backend: BackendName) => {
   test('a check answered with an error is never billed, even after a restart', async (t) => {
     const store = backend === 'SQLite' ? await sqliteStore() : await postgresStore();
@@ -127,13 +139,7 @@ describeOnEveryBackend('a store that cannot write', (backend: BackendName) => {
   });
 
   test('/readyz is 503 while the store cannot write; the check is 503 and released by the upkeep once it can', async (t) => {
-    const store = backend === 'SQLite' ? await sqliteStore() : await postgresStore();
-    const h = await serve(store);
-    t.after(async () => {
-      await h.close();
-      await store.drop();
-    });
-    const a = await h.newAccount(5);
+    const { store, h, a } = await servedAlone(backend, t);
     assert.equal((await h.call('GET', '/readyz')).status, 200);
     await store.refuseWrites();
     const ready = await h.call('GET', '/readyz');
@@ -149,13 +155,7 @@ describeOnEveryBackend('a store that cannot write', (backend: BackendName) => {
   });
 
   test('a check the store cannot even start is 503 service_unavailable (a status the spec lists), nothing held', async (t) => {
-    const store = backend === 'SQLite' ? await sqliteStore() : await postgresStore();
-    const h = await serve(store);
-    t.after(async () => {
-      await h.close();
-      await store.drop();
-    });
-    const a = await h.newAccount(5);
+    const { store, h, a } = await servedAlone(backend, t);
     await store.refuseStarts();
     const answer = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@example.com' } });
     assert.equal(answer.status, 503, JSON.stringify(answer.body));

@@ -55,6 +55,29 @@ export interface PresendConfig {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   /**
+   * The bucket of reads of results pages and batch status (GET /v1/requests/…), apart from the
+   * one of checks and batches so an export never waits behind verifications, and larger: a
+   * page is cheap (PRESEND_RESULTS_RATE_LIMIT_PER_SECOND, PRESEND_RESULTS_RATE_LIMIT_BURST).
+   */
+  resultsRateLimitPerSecond: number;
+  resultsRateLimitBurst: number;
+  /** Single checks running at once in this process; more is 503 (PRESEND_MAX_RUNNING_CHECKS). */
+  maxRunningChecks: number;
+  /** Single checks one account runs at once in this process; more is 429 (PRESEND_MAX_RUNNING_CHECKS_PER_ACCOUNT). */
+  maxRunningChecksPerAccount: number;
+  /** Single checks one API key runs at once in this process; more is 429 (PRESEND_MAX_RUNNING_CHECKS_PER_KEY). */
+  maxRunningChecksPerKey: number;
+  /**
+   * The longest one live single check runs, its wait in an MX host's queue included
+   * (PRESEND_CHECK_DEADLINE_MS). Default 120 s, the longest wait a caller may ask for, so a
+   * caller never loses an answer it was ready to wait for.
+   */
+  checkDeadlineMs: number;
+  /** Single checks of one MX host in the engine at once; more end TRANSIENT at once (PRESEND_MAX_CHECKS_PER_MX_HOST). */
+  maxChecksPerMxHost: number;
+  /** How long /readyz waits for the store to answer a read and take a small write (PRESEND_READY_TIMEOUT_MS). */
+  readyTimeoutMs: number;
+  /**
    * Batch items one claim takes (a worker runs two claims at once). Claims are grouped by domain,
    * so a small chunk keeps only a domain or two in flight: 64 left the per-MX session limits idle
    * (BENCHMARKS.md, scale-out: one worker 18.3 s at 64, 6.5 s at 1000).
@@ -222,6 +245,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     dnsTimeoutMs: parseIntVar(env, 'PRESEND_DNS_TIMEOUT_MS', 5_000, 50, 60_000),
     rateLimitPerSecond: parseIntVar(env, 'PRESEND_RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
     rateLimitBurst: parseIntVar(env, 'PRESEND_RATE_LIMIT_BURST', 40, 1, 1_000_000),
+    resultsRateLimitPerSecond: parseIntVar(env, 'PRESEND_RESULTS_RATE_LIMIT_PER_SECOND', 200, 1, 1_000_000),
+    resultsRateLimitBurst: parseIntVar(env, 'PRESEND_RESULTS_RATE_LIMIT_BURST', 400, 1, 1_000_000),
+    maxRunningChecks: parseIntVar(env, 'PRESEND_MAX_RUNNING_CHECKS', 1000, 1, 1_000_000),
+    maxRunningChecksPerAccount: parseIntVar(env, 'PRESEND_MAX_RUNNING_CHECKS_PER_ACCOUNT', 50, 1, 1_000_000),
+    maxRunningChecksPerKey: parseIntVar(env, 'PRESEND_MAX_RUNNING_CHECKS_PER_KEY', 50, 1, 1_000_000),
+    checkDeadlineMs: parseIntVar(env, 'PRESEND_CHECK_DEADLINE_MS', 120_000, 100, 3_600_000),
+    maxChecksPerMxHost: parseIntVar(env, 'PRESEND_MAX_CHECKS_PER_MX_HOST', 100, 1, 1_000_000),
+    readyTimeoutMs: parseIntVar(env, 'PRESEND_READY_TIMEOUT_MS', 2000, 50, 60_000),
     workerConcurrency: parseIntVar(env, 'PRESEND_WORKER_CONCURRENCY', 1000, 1, 10_000),
     workerParallelChunks: parseIntVar(env, 'PRESEND_WORKER_PARALLEL_CHUNKS', 2, 1, 64),
     workerId: validateWorkerId(env.PRESEND_WORKER_ID),

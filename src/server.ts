@@ -34,7 +34,7 @@ export interface ServerOptions {
   logger?: Logger;
   logLevel?: string | false;
   logStream?: NodeJS.WritableStream;
-  /** Single checks running at once before /v1/verify answers 503. */
+  /** Single checks running at once before /v1/verify answers 503 (default config.maxRunningChecks). */
   maxInFlightVerifies?: number;
   purgeIntervalMs?: number;
   /** How long shutdown waits for running single checks before aborting them. */
@@ -70,7 +70,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     verifications: backend.verifications,
     engines,
     metrics,
-    maxInFlight: options.maxInFlightVerifies ?? 1000,
+    limits: {
+      total: options.maxInFlightVerifies ?? config.maxRunningChecks,
+      perAccount: config.maxRunningChecksPerAccount,
+      perKey: config.maxRunningChecksPerKey,
+    },
+    deadlineMs: config.checkDeadlineMs,
     leaseMs: config.leaseMs,
     now,
     log: logger.child({ part: 'verify' }),
@@ -93,13 +98,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     batches,
     results,
     metrics,
-    rateLimits: { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },
+    rateLimits: {
+      perSecond: config.rateLimitPerSecond,
+      burst: config.rateLimitBurst,
+      reads: { perSecond: config.resultsRateLimitPerSecond, burst: config.resultsRateLimitBurst },
+    },
     logger,
     isShuttingDown: () => shuttingDown,
     ...(engines.liveChecksOff !== undefined ? { readinessWarnings: [engines.liveChecksOff] } : {}),
     now,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     trustProxy: config.trustProxy,
+    readyTimeoutMs: config.readyTimeoutMs,
   });
   // The owners' dashboard (DESIGN.md §7): pages over the same services; no route under /v1.
   await app.register(dashboardPlugin, {

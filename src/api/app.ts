@@ -17,6 +17,7 @@ import type { BatchService } from '../service/batch-service.js';
 import type { ResultsService } from '../service/results-service.js';
 import type { Metrics } from '../service/metrics.js';
 import { ApiError } from './errors.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './schemas.js';
 import { authenticate } from './auth.js';
 import type { RateLimitDefaults } from './auth.js';
 import { verifyRoute } from './routes/verify.js';
@@ -25,7 +26,7 @@ import { opsRoutes } from './routes/ops.js';
 import { openapiOptions } from './openapi.js';
 
 export interface AppDeps {
-  backend: Pick<Backend, 'accounts' | 'rateLimits' | 'ping'>;
+  backend: Pick<Backend, 'accounts' | 'rateLimits' | 'ping' | 'probeWrite'>;
   verify: VerifyService;
   batches: BatchService;
   results: ResultsService;
@@ -41,6 +42,8 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Proxies trusted for X-Forwarded-* (config.trustProxy). */
   trustProxy?: boolean | number | string[];
+  /** How long /readyz waits for the store (default 2 s). */
+  readyTimeoutMs?: number;
 }
 
 /**
@@ -79,7 +82,10 @@ function toApiError(err: FastifyError & { validationContext?: string }, request:
   }
   if (err.validation) {
     const first = err.validation[0];
-    if (err.validationContext === 'headers') return new ApiError('missing_idempotency_key');
+    if (err.validationContext === 'headers') {
+      if (first?.keyword !== 'maxLength') return new ApiError('missing_idempotency_key');
+      return new ApiError('invalid_request', `The Idempotency-Key header is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
+    }
     const path = first?.instancePath ?? '';
     if (err.validationContext === 'body' && path === '' && body === undefined) {
       return new ApiError('invalid_request', `The body is missing: send a JSON object (${CONTENT_TYPE_MESSAGE}).`);
@@ -216,7 +222,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new ApiError('not_found')));
 
   await app.register(swagger, openapiOptions());
-  opsRoutes(app, { backend: deps.backend, metrics: deps.metrics, isShuttingDown: deps.isShuttingDown, warnings: deps.readinessWarnings ?? [] });
+  opsRoutes(app, {
+    backend: deps.backend,
+    metrics: deps.metrics,
+    isShuttingDown: deps.isShuttingDown,
+    readyTimeoutMs: deps.readyTimeoutMs ?? 2000,
+    now: deps.now ?? (() => new Date()),
+    warnings: deps.readinessWarnings ?? [],
+  });
 
   await app.register(async (v1) => {
     v1.addHook('onRequest', authenticate(deps.backend, deps.rateLimits, deps.now));

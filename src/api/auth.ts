@@ -1,7 +1,9 @@
 /**
  * Authentication and rate limiting for the /v1 routes (docs/interface-spec.md §5, docs/design.md §3–§4):
  * `X-Api-Key` (canonical) or `Authorization: Bearer` (compatibility) with the same key; 401 for
- * a missing, malformed, unknown or revoked key; then one token from the key's bucket.
+ * a missing, malformed, unknown or revoked key; then one token from the key's bucket. Each key
+ * has two: one for the work (verify, create a batch) and a larger one for reads (batch status and
+ * results pages, GET), so an export of a large batch neither waits behind nor slows checks.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedKey } from '../store/store.js';
@@ -18,6 +20,16 @@ declare module 'fastify' {
 export interface RateLimitDefaults {
   perSecond: number;
   burst: number;
+  /** The reads' bucket (GET routes); a key's own limits apply to it when they are higher. */
+  reads: { perSecond: number; burst: number };
+}
+
+/** The bucket a request draws from: the key's own, or its reads' bucket for a GET. */
+function bucketOf(request: FastifyRequest, found: AuthenticatedKey, limits: RateLimitDefaults): { id: string; perSecond: number; burst: number } {
+  const perSecond = found.rateLimitPerSecond ?? limits.perSecond;
+  const burst = found.rateLimitBurst ?? limits.burst;
+  if (request.method !== 'GET' && request.method !== 'HEAD') return { id: found.keyId, perSecond, burst };
+  return { id: `${found.keyId}:reads`, perSecond: Math.max(perSecond, limits.reads.perSecond), burst: Math.max(burst, limits.reads.burst) };
 }
 
 function presentedKey(request: FastifyRequest): string | null {
@@ -50,9 +62,8 @@ export function authenticate(backend: Pick<Backend, 'accounts' | 'rateLimits'>, 
     if (!found) throw new ApiError('unauthorized', 'The API key is unknown or revoked.');
     request.apiKey = found;
 
-    const perSecond = found.rateLimitPerSecond ?? limits.perSecond;
-    const burst = found.rateLimitBurst ?? limits.burst;
-    const decision = await backend.rateLimits.consumeToken({ keyId: found.keyId, now: now(), perSecond, burst });
+    const { id, perSecond, burst } = bucketOf(request, found, limits);
+    const decision = await backend.rateLimits.consumeToken({ keyId: id, now: now(), perSecond, burst });
     const headers = {
       'ratelimit-limit': String(burst),
       'ratelimit-remaining': String(decision.remaining),

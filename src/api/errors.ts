@@ -105,5 +105,6 @@ export class ApiError extends Error {
 
 /** A service refusal answered on `route`. */
 export function refusalError(route: RouteName, refused: Refusal): ApiError {
-  return new ApiError(refused.code, refused.message, {}, route);
+  const headers: Record<string, string> = refused.retryAfterSeconds === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(refused.retryAfterSeconds))) };
+  return new ApiError(refused.code, refused.message, headers, route);
 }

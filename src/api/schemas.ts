@@ -237,8 +237,15 @@ export const ErrorBody = Type.Object(
   { ...strict, title: 'Error', description: 'The body of every error status.' },
 );
 
+/** The longest Idempotency-Key accepted: it is stored with every check, so a longer one is a 400. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.String({ minLength: 1, description: 'A unique key per logical operation; reuse only with an identical body.' }),
+  'idempotency-key': Type.String({
+    minLength: 1,
+    maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+    description: `A unique key per logical operation (1–${MAX_IDEMPOTENCY_KEY_LENGTH} characters); reuse only with an identical body.`,
+  }),
 });
 
 export const RequestIdParams = Type.Object({ id: Type.String({ description: 'The request.id from creation (uuid).' }) });

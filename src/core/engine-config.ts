@@ -63,6 +63,8 @@ export interface EngineTuning {
   maxBackoffMs: number;
   /** How long an address may keep being throttled (rate limits) before it ends TRANSIENT. */
   maxThrottleMs: number;
+  /** Single checks (not batches) of one MX host in the engine at once; more end TRANSIENT at once (host-budget.ts). */
+  maxChecksPerMxHost: number;
 }
 
 export function resolveTuning(config: EngineConfig): EngineTuning {
@@ -87,5 +89,6 @@ export function resolveTuning(config: EngineConfig): EngineTuning {
     backoffMs: config.backoffMs ?? 1000,
     maxBackoffMs: config.maxBackoffMs ?? 8000,
     maxThrottleMs: config.maxThrottleMs ?? 30_000,
+    maxChecksPerMxHost: Math.max(1, config.maxChecksPerMxHost ?? 100),
   };
 }

@@ -22,6 +22,7 @@ import { buildResult } from './envelope.js';
 import { syntaxRejection } from './syntax-rejection.js';
 import { cachedFact, createMemoryFactsCache, SingleFlight } from './facts-cache.js';
 import { createMemorySessionLimiter } from './limiter.js';
+import { HostBudget } from './host-budget.js';
 import { systemClock, type Clock, type Engine, type FactsCache, type OperatorLists, type SessionLimiter, type VerifyOptions } from './ports.js';
 import { parseProxyUrl } from './smtp/connect.js';
 import { MxDispatcher, type ProbeOutcome } from './smtp/dispatcher.js';
@@ -58,6 +59,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
   const cache = deps.cache ?? createMemoryFactsCache(clock);
   const limiter = deps.limiter ?? createMemorySessionLimiter(config.maxSessionsPerMx);
   const flights = new SingleFlight();
+  const hostBudget = new HostBudget(tuning.maxChecksPerMxHost);
   const identity = config.heloName && config.mailFrom ? { heloName: config.heloName, mailFrom: config.mailFrom } : null;
   let closed = false;
 
@@ -222,8 +224,15 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
       if (await anyListSays(lists, 'isBlocklistedDomain', host.name)) return resultOf({ kind: 'list', hit: 'blacklisted_domain' }, traits, input, email);
     }
     if (!identity) return resultOf({ kind: 'not_configured' }, traits, input, email);
-    const { finding, outcome } = await probe(address, hosts.hosts, traits, memo, options.signal);
-    return resultOf(finding, traits, input, email, outcome.attempts, outcome.host);
+    // A single check (no batch memo) spends its preferred MX host's budget while it probes.
+    const release = memo ? () => undefined : hostBudget.take(hosts.hosts[0]?.name ?? '');
+    if (!release) return resultOf({ kind: 'aborted' }, traits, input, email);
+    try {
+      const { finding, outcome } = await probe(address, hosts.hosts, traits, memo, options.signal);
+      return resultOf(finding, traits, input, email, outcome.attempts, outcome.host);
+    } finally {
+      release();
+    }
   }
 
   const batchEngine: BatchEngine = {

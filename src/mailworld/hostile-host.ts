@@ -110,6 +110,9 @@ function dialogueFor(behaviour: Hostile, host: MxHostSpec, ctx: HostContext): Di
           return true;
         },
       };
+    case 'slow_rcpt_4xx':
+      // Every other command gets its normal answer, queued behind the slow one (order kept).
+      return { ...base, intercept: (verb, _line, d) => (verb === 'RCPT' ? (d.reply('451 4.7.1 Try again later', behaviour.delayMs), true) : false) };
     default:
       return base;
   }

@@ -90,7 +90,8 @@ export interface Dialogue {
   socket: Socket;
   log: SessionLog;
   host: MxHostSpec;
-  reply(text: string): void;
+  /** Queues a reply behind those before it; `delayMs` is the host's own wait before it. */
+  reply(text: string, delayMs?: number): void;
 }
 
 /** Return true when the behaviour answered the command itself. */
@@ -119,7 +120,7 @@ export function runDialogue(socket: Socket, log: SessionLog, options: DialogueOp
   const { host, policy, recorder, guard } = options;
   const name = host.greeting ?? host.name;
   const scheduler = options.scheduler ?? new ReplyScheduler(socket, log, 0);
-  const dialogue: Dialogue = { socket, log, host, reply: (text) => scheduler.send(text) };
+  const dialogue: Dialogue = { socket, log, host, reply: (text, delayMs) => scheduler.send(text, delayMs) };
   let buffered = '';
   let sender: string | null = null;
   /** A no_reply mailbox was named, or the session was closed: the host reads on but never answers again. */

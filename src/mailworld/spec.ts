@@ -29,7 +29,8 @@ export type HostBehaviour =
   | { kind: 'endless_multiline' } // a 250- continuation that never ends
   | { kind: 'huge_reply'; bytes: number }
   | { kind: 'invalid_reply_codes' }
-  | { kind: 'tls_fail' }; // offers STARTTLS, then breaks the handshake
+  | { kind: 'tls_fail' } // offers STARTTLS, then breaks the handshake
+  | { kind: 'slow_rcpt_4xx'; delayMs: number }; // every RCPT: "451 4.7.1" after delayMs (just under a step timeout, it holds a prober longest)
 
 /**
  * Defences real servers run against address harvesting and abuse, as a host can have them

@@ -10,8 +10,8 @@
  *   TRANSIENT; when no MX name has an address at all (and no lookup failed):
  *   UNDELIVERABLE_NO_MAIL_SERVER, as for a domain without MX and A.
  * - block_on_connect (554 5.7.1 banner): UNKNOWN, a probe block is never "no mailbox".
- * - drop_after, endless_multiline, huge_reply, invalid_reply_codes: TRANSIENT (the probe ends in
- *   a timeout, a dropped connection or a bounded protocol error; worth another try later).
+ * - drop_after, endless_multiline, huge_reply, invalid_reply_codes, slow_rcpt_4xx: TRANSIENT (the
+ *   probe ends in a timeout, a dropped connection, a bounded protocol error or a 4xx; worth another try later).
  * - slow_banner / trickle_banner: the mailbox's verdict when the whole banner arrives within
  *   `smtpTimeoutMs` (default 10 s, PRESEND_SMTP_TIMEOUT_MS's default), else TRANSIENT.
  * - tls_fail: the mailbox's verdict; a probe sends no message and needs no TLS.
@@ -134,6 +134,7 @@ export class Truth {
       case 'endless_multiline':
       case 'huge_reply':
       case 'invalid_reply_codes':
+      case 'slow_rcpt_4xx':
         return 'TRANSIENT';
       case 'slow_banner':
         if (behaviour.delayMs >= timeout) return 'TRANSIENT';

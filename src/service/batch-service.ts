@@ -78,7 +78,7 @@ export class BatchService {
       total,
       items,
       billable: key.mode === 'live',
-      idempotency: idempotencyClaim(BATCH_ROUTE, idempotencyKey, body, now),
+      idempotency: idempotencyClaim(BATCH_ROUTE, key.mode, idempotencyKey, body, now),
       now,
       retentionDays: this.options.retentionDays,
     });

@@ -55,7 +55,7 @@ export const ERROR_CATALOG = {
   },
   rate_limited: {
     message: 'Too many requests; retry after the delay in Retry-After.',
-    when: 'The key’s token bucket is empty; `Retry-After` says how many seconds to wait.',
+    when: 'The key’s token bucket is empty, or the key or its account already has as many single checks running as it may (its cap, or its fair share of a busy process); `Retry-After` says how many seconds to wait.',
   },
   internal_error: {
     message: 'Internal error.',
@@ -67,7 +67,7 @@ export const ERROR_CATALOG = {
   },
   service_unavailable: {
     message: 'The service is overloaded or shutting down; retry later.',
-    when: 'The process is draining for shutdown, too many single checks are in flight, the store is unreachable (`/readyz`), or a live key calls a server whose live engine cannot probe (no PRESEND_HELO_NAME / PRESEND_MAIL_FROM; nothing is billed).',
+    when: 'The process is draining for shutdown, too many single checks are in flight, the store is unreachable or cannot write (`/readyz`), or a live key calls a server whose live engine cannot probe (no PRESEND_HELO_NAME / PRESEND_MAIL_FROM; nothing is billed).',
   },
 } as const satisfies Record<string, { message: string; when: string }>;
 
@@ -80,4 +80,6 @@ export interface Refusal {
   kind: 'refused';
   code: ErrorCode;
   message?: string;
+  /** Seconds before asking again, when the refusal is a "slow down" (sent as Retry-After). */
+  retryAfterSeconds?: number;
 }

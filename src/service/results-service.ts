@@ -89,9 +89,10 @@ export class ResultsService {
     const limit = clampLimit(query.limit);
     let after = 0;
     let cursorSeq: number | null = null;
-    if (typeof query.cursor === 'string') {
-      // Cursor wins over offset (DESIGN.md §4).
-      cursorSeq = decodeCursor(query.cursor, requestId);
+    if (query.cursor !== undefined) {
+      // Cursor wins over offset (DESIGN.md §4). A repeated `cursor` (an array) names no position
+      // this request issued: it is refused, never read as "no cursor" (which restarts at 0).
+      cursorSeq = typeof query.cursor === 'string' ? decodeCursor(query.cursor, requestId) : null;
       if (cursorSeq === null) return { kind: 'cursor_not_found' };
       after = cursorSeq;
     } else {

@@ -8,15 +8,18 @@
  */
 import { parseAddress } from '../core/syntax/address.js';
 import { invalidAddressMessage } from '../core/syntax/problems.js';
-import type { AuthenticatedKey, VerificationRecord } from '../store/store.js';
+import type { AuthenticatedKey, StartVerificationOutcome, VerificationRecord } from '../store/store.js';
 import type { VerificationsRole } from '../store/backend.js';
 import { toStoredResult } from '../store/store.js';
 import type { Refusal } from './errors.js';
 import { engineFor } from './engines.js';
+import { CheckAdmission, isSeat } from './check-admission.js';
+import type { AdmissionLimits, Seat } from './check-admission.js';
 import type { Engines } from './engines.js';
 import { idempotencyClaim } from './idempotency.js';
 import type { Metrics } from './metrics.js';
 import type { Engine } from '../core/ports.js';
+import type { EngineResult } from '../core/types.js';
 import type { Logger } from '../logger.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
@@ -33,18 +36,32 @@ export interface VerifyServiceOptions {
   verifications: VerificationsRole;
   engines: Engines;
   metrics: Metrics;
-  /** Checks running at once in this process; more is 503 (a bounded queue, not an unbounded one). */
-  maxInFlight: number;
+  /**
+   * Checks running at once in this process (`total`; more is 503, a bounded queue, not an
+   * unbounded one), per account and per key (more is 429): check-admission.ts.
+   */
+  limits: AdmissionLimits;
+  /** The longest one live check runs, its waits for an MX host included; then it ends TRANSIENT (`aborted`), unbilled. */
+  deadlineMs: number;
   /** Lease of a running check (config.leaseMs); renewed and swept for abandoned checks every third of it. */
   leaseMs: number;
   now?: () => Date;
   log: Logger;
 }
 
-type Settled = { ok: true; record: VerificationRecord } | { ok: false };
+/** How a check ended: its record, or the refusal its waiting caller gets (nothing billed either way). */
+type Settled = { ok: true; record: VerificationRecord } | { ok: false; refusal: Refusal };
 
 export class VerifyService {
   private readonly inFlight = new Map<string, Promise<Settled>>();
+  private readonly admission: CheckAdmission;
+  /**
+   * Checks that ended in an error whose release the store could not take (a full disk): written
+   * failed at every upkeep until it can, and once more at shutdown, before any of them could be
+   * taken for abandoned. (Were this process to die first, they were never marked resumable:
+   * the sweep fails and releases them, it does not run and debit them.)
+   */
+  private readonly unreleased = new Set<string>();
   private readonly abort = new AbortController();
   private draining = false;
   private readonly now: () => Date;
@@ -54,6 +71,7 @@ export class VerifyService {
   constructor(private readonly options: VerifyServiceOptions) {
     this.now = options.now ?? (() => new Date());
     this.leaseMs = options.leaseMs;
+    this.admission = new CheckAdmission(options.limits);
   }
 
   /** Starts renewing this process's leases and resuming checks other processes abandoned. */
@@ -69,17 +87,39 @@ export class VerifyService {
 
   private async maintain(): Promise<void> {
     const { verifications, engines } = this.options;
+    await this.releasePending();
     const now = this.now();
     const until = new Date(now.getTime() + this.leaseMs);
     if (this.inFlight.size > 0) await verifications.renewLeases([...this.inFlight.keys()], until);
-    const room = Math.min(RESUME_BATCH, this.options.maxInFlight - this.inFlight.size);
+    const room = Math.min(RESUME_BATCH, this.admission.free);
     if (this.draining || room <= 0) return;
     for (const record of await verifications.claimAbandoned({ now, leaseExpiresAt: until, limit: room })) {
       if (this.inFlight.has(record.id)) continue; // still ours: its renewal was only late
       this.options.log.info({ verificationId: record.id }, 'resuming an abandoned verification');
       // Live checks hold a credit; sandbox ones are the unbilled ones.
-      void this.run(record, engineFor(engines, !record.billable));
+      void this.run(record, engineFor(engines, !record.billable), this.admission.occupy(record.accountId));
     }
+  }
+
+  private async releasePending(): Promise<void> {
+    for (const id of [...this.unreleased]) {
+      try {
+        await this.options.verifications.fail({ verificationId: id, now: this.now() });
+        this.unreleased.delete(id);
+        this.options.log.info({ verificationId: id }, 'a failed verification is released at last');
+      } catch (err) {
+        this.options.log.warn({ err, verificationId: id }, 'the store still cannot release a failed verification');
+        return;
+      }
+    }
+  }
+
+  /** A caller is told the check goes on (202): from now on it is resumed, not failed, should this process die. */
+  private async promise(record: VerificationRecord): Promise<void> {
+    await this.options.verifications.markResumable(record.id).catch((err: unknown) =>
+      // Not resumable then: should this process die, the check is released unbilled, never billed unseen.
+      this.options.log.warn({ err, verificationId: record.id }, 'could not mark a pending verification resumable'),
+    );
   }
 
   get activeChecks(): number {
@@ -92,42 +132,82 @@ export class VerifyService {
     if (this.draining) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
     const liveOff = key.mode === 'live' ? this.options.engines.liveChecksOff : undefined;
     if (liveOff !== undefined) return { kind: 'refused', code: 'service_unavailable', message: liveOff };
-    if (this.inFlight.size >= this.options.maxInFlight) {
-      return { kind: 'refused', code: 'service_unavailable', message: 'Too many checks in progress; retry later.' };
+    // Taken before the store is asked, so racing requests cannot all pass the caps; given back
+    // unless a check of ours starts running on it.
+    const seat = this.admission.admit(key.accountId, key.keyId);
+    if (!isSeat(seat)) return this.replayWithoutSeat(key, body, idempotencyKey, seat);
+    let running = false;
+    try {
+      const outcome = await this.begin(key, parsed.address.normalized, body, idempotencyKey, seat);
+      running = outcome.running;
+      return outcome.outcome;
+    } finally {
+      if (!running) seat.release();
     }
+  }
+
+  private async begin(
+    key: AuthenticatedKey,
+    email: string,
+    body: { email: string; timeoutMs?: number },
+    idempotencyKey: string,
+    seat: Seat,
+  ): Promise<{ outcome: VerifyOutcome; running: boolean }> {
     const timeoutMs = body.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
     const now = this.now();
     const sandbox = key.mode === 'test';
     const engine = engineFor(this.options.engines, sandbox);
     // A result known without waiting (sandbox) is stored by the write that creates the check.
-    const ready = engine.immediate?.(parsed.address.normalized) ?? null;
-    const started = await this.options.verifications.start({
-      accountId: key.accountId,
-      keyId: key.keyId,
-      email: parsed.address.normalized,
-      billable: !sandbox,
-      idempotency: idempotencyClaim(VERIFY_ROUTE, idempotencyKey, body, now),
-      now,
-      leaseExpiresAt: new Date(now.getTime() + this.leaseMs),
-      ...(ready ? { result: toStoredResult(ready) } : {}),
-    });
+    const ready = engine.immediate?.(email) ?? null;
+    let started: StartVerificationOutcome;
+    try {
+      started = await this.options.verifications.start({
+        accountId: key.accountId,
+        keyId: key.keyId,
+        email,
+        billable: !sandbox,
+        idempotency: idempotencyClaim(VERIFY_ROUTE, key.mode, idempotencyKey, body, now),
+        now,
+        leaseExpiresAt: new Date(now.getTime() + this.leaseMs),
+        ...(ready ? { result: toStoredResult(ready) } : {}),
+      });
+    } catch (err) {
+      // One transaction: nothing was held. A store that cannot write (a full disk) is a 503 the spec lists, not a 500.
+      this.options.log.error({ err }, 'the store could not start a verification');
+      return { outcome: { kind: 'refused', code: 'service_unavailable', message: 'The store cannot take the check now; nothing is billed. Retry later.' }, running: false };
+    }
     switch (started.kind) {
       case 'idempotency_mismatch':
-        return { kind: 'refused', code: 'idempotency_key_reused' };
+        return { outcome: { kind: 'refused', code: 'idempotency_key_reused' }, running: false };
       case 'insufficient_credits':
-        return { kind: 'refused', code: 'insufficient_credits', message: `This check needs 1 credit; ${Math.max(0, started.available)} available.` };
+        return {
+          outcome: { kind: 'refused', code: 'insufficient_credits', message: `This check needs 1 credit; ${Math.max(0, started.available)} available.` },
+          running: false,
+        };
       case 'replay':
-        return this.replay(started.verification, timeoutMs);
+        return { outcome: await this.replay(started.verification, timeoutMs), running: false };
       case 'created':
         break;
     }
     const record = started.verification;
     if (record.state === 'completed') {
       this.observe(record);
-      return { kind: 'completed', record, replayed: false };
+      return { outcome: { kind: 'completed', record, replayed: false }, running: false };
     }
-    const run = this.run(record, engine);
-    return this.await(record, run, timeoutMs, false);
+    const run = this.run(record, engine, seat);
+    return { outcome: await this.await(record, run, timeoutMs, false), running: true };
+  }
+
+  /**
+   * Past a cap, a replay is still answered: it starts nothing (the check it names has its seat,
+   * or has ended), so asking again for a 202's result never costs room nor meets a 429.
+   */
+  private async replayWithoutSeat(key: AuthenticatedKey, body: { email: string; timeoutMs?: number }, idempotencyKey: string, refusal: Refusal): Promise<VerifyOutcome> {
+    const now = this.now();
+    const known = await this.options.verifications.findReplay({ accountId: key.accountId, idempotency: idempotencyClaim(VERIFY_ROUTE, key.mode, idempotencyKey, body, now), now });
+    if (known?.kind === 'replay') return this.replay(known.verification, body.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS);
+    if (known?.kind === 'idempotency_mismatch') return { kind: 'refused', code: 'idempotency_key_reused' };
+    return refusal;
   }
 
   /** The same verification as it stands now (DESIGN.md §4): billed once, never run twice. */
@@ -135,7 +215,10 @@ export class VerifyService {
     if (record.state === 'completed') return { kind: 'completed', record, replayed: true };
     if (record.state === 'failed') return { kind: 'refused', code: 'engine_unavailable' };
     const running = this.inFlight.get(record.id);
-    if (!running) return { kind: 'pending', record, replayed: true };
+    if (!running) {
+      await this.promise(record);
+      return { kind: 'pending', record, replayed: true };
+    }
     return this.await(record, running, timeoutMs, true);
   }
 
@@ -146,32 +229,56 @@ export class VerifyService {
     });
     const settled = await Promise.race([run, timeout]);
     clearTimeout(timer);
-    if (settled === 'timeout') return { kind: 'pending', record, replayed };
-    if (!settled.ok) return { kind: 'refused', code: 'engine_unavailable' };
+    if (settled === 'timeout') {
+      await this.promise(record);
+      return { kind: 'pending', record, replayed };
+    }
+    if (!settled.ok) return settled.refusal;
     return { kind: 'completed', record: settled.record, replayed };
   }
 
-  private run(record: VerificationRecord, engine: Engine): Promise<Settled> {
+  /** Runs the check on `seat`, given back when it ends. */
+  private run(record: VerificationRecord, engine: Engine, seat: Seat): Promise<Settled> {
     const { verifications } = this.options;
+    // Shutdown or the check's own deadline, whichever comes first, ends its waits and probes.
+    // Sandbox checks meet no host and keep their documented timing (`slow@` outlasts every wait).
+    const signal = record.billable ? AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.options.deadlineMs)]) : this.abort.signal;
     const work = (async (): Promise<Settled> => {
+      let result: EngineResult;
       try {
-        const result = await engine.verify(record.email, { signal: this.abort.signal });
+        result = await engine.verify(record.email, { signal });
+      } catch (err) {
+        // The engine never throws for an address's behaviour; a throw is a bug or an outage (502).
+        this.options.log.warn({ err, verificationId: record.id }, 'single verification failed');
+        return this.failed(record, { kind: 'refused', code: 'engine_unavailable' });
+      }
+      try {
         const stored = await verifications.complete({ verificationId: record.id, result: toStoredResult(result), now: this.now() });
         this.observe(stored);
         return { ok: true, record: stored };
       } catch (err) {
-        this.options.log.warn({ err, verificationId: record.id }, 'single verification failed');
-        // The engine never throws for an address's behaviour; a throw is a bug or an outage (502).
-        await verifications.fail({ verificationId: record.id, now: this.now() }).catch((failed: unknown) =>
-          // Its lease runs out and another sweep takes it up again.
-          this.options.log.warn({ err: failed, verificationId: record.id }, 'could not mark a verification failed'),
-        );
-        return { ok: false };
+        // A full disk, a lost permission: the result cannot be recorded, so it is not delivered either (503).
+        this.options.log.warn({ err, verificationId: record.id }, 'the store could not record a verification');
+        return this.failed(record, { kind: 'refused', code: 'service_unavailable', message: 'The store cannot record the check now; it is not billed. Retry later.' });
       }
     })();
     this.inFlight.set(record.id, work);
-    void work.finally(() => this.inFlight.delete(record.id));
+    void work.finally(() => {
+      this.inFlight.delete(record.id);
+      seat.release();
+    });
     return work;
+  }
+
+  /** Ends a check in error: failed and released now, or as soon as the store can write (releasePending). */
+  private async failed(record: VerificationRecord, refusal: Refusal): Promise<Settled> {
+    try {
+      await this.options.verifications.fail({ verificationId: record.id, now: this.now() });
+    } catch (err) {
+      this.options.log.warn({ err, verificationId: record.id }, 'could not mark a verification failed; retrying at each upkeep');
+      this.unreleased.add(record.id);
+    }
+    return { ok: false, refusal };
   }
 
   private observe(record: VerificationRecord): void {
@@ -198,6 +305,7 @@ export class VerifyService {
     clearTimeout(timer);
     this.abort.abort();
     await Promise.allSettled([...this.inFlight.values()]);
+    await this.releasePending();
   }
 
   get isDraining(): boolean {

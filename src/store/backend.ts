@@ -39,6 +39,7 @@ import type {
   ResultsSlice,
   StartVerificationInput,
   StartVerificationOutcome,
+  IdempotencyClaim,
   StoredResult,
   VerificationRecord,
 } from './store.js';
@@ -93,11 +94,18 @@ export interface VerificationsRole {
   /** Engine failure (a bug or outage): state failed, hold released. */
   fail(input: { verificationId: string; now: Date }): Promise<VerificationRecord>;
   get(accountId: string, verificationId: string): Promise<VerificationRecord | null>;
+  /** What `start` would say of a replay, read only: the check a live Idempotency-Key names, a mismatch, or null (start would create). */
+  findReplay(input: { accountId: string; idempotency: IdempotencyClaim; now: Date }): Promise<Extract<StartVerificationOutcome, { kind: 'replay' | 'idempotency_mismatch' }> | null>;
   /** Checks still running since before `olderThan` (their process died long ago): fail and release. */
   failStale(olderThan: Date, now: Date): Promise<number>;
+  /** A caller was told the check goes on (202): resumed, not failed, if its process dies. */
+  markResumable(verificationId: string): Promise<void>;
   /** Extends the leases of checks this process is still running. */
   renewLeases(verificationIds: readonly string[], until: Date): Promise<void>;
-  /** Takes over running checks whose lease lapsed, at most `limit`, oldest first; two callers never take the same one. */
+  /**
+   * Takes over running checks whose lease lapsed, at most `limit`, oldest first; two callers never
+   * take the same one. Lapsed checks that were never marked resumable are failed and released instead.
+   */
   claimAbandoned(input: { now: Date; leaseExpiresAt: Date; limit: number }): Promise<VerificationRecord[]>;
 }
 
@@ -310,6 +318,8 @@ export interface Backend {
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
+  /** One small write (a dedicated row) for /readyz: throws when the store cannot write. */
+  probeWrite(now: Date): Promise<void>;
   /** Writes handed in are committed, wake-ups and pools closed. Idempotent. */
   close(): Promise<void>;
 }

@@ -102,6 +102,18 @@ describeOnEveryBackend('GET /v1/requests/{id}/results', (backend) => {
     isError(await h.call('GET', `/v1/requests/${r1.body.request.id}/results?cursor=${forged}`, { key: a.live }), 404, 'cursor_not_found');
   });
 
+  test('a repeated cursor parameter is 404 cursor_not_found, not a restart at the first item', async () => {
+    const a = await h.newAccount(100);
+    const r = await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['deliverable@a.example', 'deliverable@b.example', 'deliverable@c.example'] } });
+    const id = r.body.request.id;
+    await waitFinal(h, a.live, id);
+    const p1 = await h.call('GET', `/v1/requests/${id}/results?limit=1`, { key: a.live });
+    const p2 = await h.call('GET', `/v1/requests/${id}/results?limit=1&cursor=${p1.body.nextCursor}`, { key: a.live });
+    for (const query of [`cursor=${p1.body.nextCursor}&cursor=${p2.body.nextCursor}`, `cursor=${p1.body.nextCursor}&cursor=${p1.body.nextCursor}`, 'cursor=a&cursor=b']) {
+      isError(await h.call('GET', `/v1/requests/${id}/results?limit=1&${query}`, { key: a.live }), 404, 'cursor_not_found');
+    }
+  });
+
   test('a 10,000-address sandbox batch completes and exports in full', async () => {
     const a = await h.newAccount(0);
     const kinds = ['deliverable', 'undeliverable', 'unknown', 'transient'];

@@ -244,30 +244,40 @@ describeOnEveryBackend('POST /v1/verify under load and shutdown', (backend) => {
     }
   });
 
-  test('a key over its rate limit gets 429 with Retry-After and RateLimit headers on every route', async () => {
-    const h = await startHarness({ backend, env: { PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '2' } });
+  test('a key over its rate limit gets 429 with Retry-After and RateLimit headers on every route; reads have their own bucket', async () => {
+    const h = await startHarness({
+      backend,
+      env: { PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '2', PRESEND_RESULTS_RATE_LIMIT_PER_SECOND: '1', PRESEND_RESULTS_RATE_LIMIT_BURST: '3' },
+    });
     try {
       const a = await h.newAccount(5);
       const id = '00000000-0000-4000-8000-000000000000';
-      const first = await h.call('GET', `/v1/requests/${id}`, { key: a.test });
-      assert.equal(first.headers.get('ratelimit-limit'), '2');
-      assert.equal(first.headers.get('ratelimit-remaining'), '1');
-      await h.call('GET', `/v1/requests/${id}`, { key: a.test });
-      const limited = [
-        await h.call('POST', '/v1/verify', { key: a.test, idem: newIdem(), body: { email: 'deliverable@example.com' } }),
-        await h.call('POST', '/v1/requests', { key: a.test, idem: newIdem(), body: { emails: ['deliverable@example.com'] } }),
-        await h.call('GET', `/v1/requests/${id}`, { bearer: a.test }),
-        await h.call('GET', `/v1/requests/${id}/results`, { key: a.test }),
-      ];
-      for (const r of limited) {
+      const isLimited = (r: Awaited<ReturnType<Harness['call']>>, burst: number) => {
         isError(r, 429, 'rate_limited');
         assert.ok(Number.isInteger(Number(r.headers.get('retry-after'))) && Number(r.headers.get('retry-after')) >= 1);
-        assert.equal(r.headers.get('ratelimit-limit'), '2');
+        assert.equal(r.headers.get('ratelimit-limit'), String(burst));
         assert.equal(r.headers.get('ratelimit-remaining'), '0');
         assert.ok(Number(r.headers.get('ratelimit-reset')) >= 1);
-      }
-      // Another key has its own bucket.
+      };
+      // The work's bucket: two checks, then every POST is refused.
+      const first = await h.call('POST', '/v1/verify', { key: a.test, idem: newIdem(), body: { email: 'deliverable@example.com' } });
+      assert.equal(first.headers.get('ratelimit-limit'), '2');
+      assert.equal(first.headers.get('ratelimit-remaining'), '1');
+      await h.call('POST', '/v1/verify', { key: a.test, idem: newIdem(), body: { email: 'deliverable@example.com' } });
+      isLimited(await h.call('POST', '/v1/verify', { key: a.test, idem: newIdem(), body: { email: 'deliverable@example.com' } }), 2);
+      isLimited(await h.call('POST', '/v1/requests', { key: a.test, idem: newIdem(), body: { emails: ['deliverable@example.com'] } }), 2);
+      // Reads draw from their own bucket (burst 3): untouched by the checks, spent by reads alone.
+      const read = await h.call('GET', `/v1/requests/${id}`, { key: a.test });
+      assert.equal(read.status, 404);
+      assert.equal(read.headers.get('ratelimit-limit'), '3');
+      assert.equal(read.headers.get('ratelimit-remaining'), '2');
+      assert.equal((await h.call('GET', `/v1/requests/${id}/results`, { key: a.test })).status, 404);
+      assert.equal((await h.call('GET', `/v1/requests/${id}`, { bearer: a.test })).status, 404);
+      isLimited(await h.call('GET', `/v1/requests/${id}`, { bearer: a.test }), 3);
+      isLimited(await h.call('GET', `/v1/requests/${id}/results`, { key: a.test }), 3);
+      // Another key has its own buckets.
       assert.equal((await h.call('GET', `/v1/requests/${id}`, { key: a.live })).status, 404);
+      assert.equal((await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@example.com' } })).status, 200);
     } finally {
       await h.close();
     }

@@ -32,7 +32,7 @@ describe('rate limiting against a real presend serve (1 request/s, burst 1)', ()
 
   before(async () => {
     service = await startLiveService({
-      env: { PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '1' },
+      env: { PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '1', PRESEND_RESULTS_RATE_LIMIT_PER_SECOND: '1', PRESEND_RESULTS_RATE_LIMIT_BURST: '1' },
       accounts: [{ name: 'limited', credits: 0, test: true }],
     });
     key = service.keyOf('limited');

@@ -184,8 +184,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.equal(again.kind === 'created' && again.verification.result?.envelope.history?.checks, 1);
     });
 
-    test('a running check whose lease lapsed is taken over once, renewed leases are not, finished checks never', async () => {
-      const a = await account(3);
+    test('a running check whose lease lapsed is taken over once, renewed leases are not, finished checks never; one never answered 202 is released', async () => {
+      const a = await account(4);
       const start = async (email: string, lease: Date) => {
         const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
         const s = await store.verifications.start({ accountId: a.id, keyId: a.keyId, email, billable: true, idempotency: claim, now: T0, leaseExpiresAt: lease });
@@ -197,13 +197,18 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       const abandoned = await start('deliverable@lease.test', new Date(past.getTime() + 1000));
       const renewed = await start('undeliverable@lease.test', new Date(past.getTime() + 1000));
       const finished = await start('role@lease.test', new Date(past.getTime() + 1000));
+      // Its caller got an error or nothing (no 202): a lapsed lease fails and releases it.
+      const unanswered = await start('unknown@lease.test', new Date(past.getTime() + 1000));
+      for (const id of [abandoned, renewed]) await store.verifications.markResumable(id);
       await store.verifications.complete({ verificationId: finished, result: await result('role@lease.test'), now: at(1) });
       await store.verifications.renewLeases([renewed], LEASE);
-      const ours = (records: Array<{ id: string }>) => records.map((r) => r.id).filter((id) => [abandoned, renewed, finished].includes(id));
+      const ours = (records: Array<{ id: string }>) => records.map((r) => r.id).filter((id) => [abandoned, renewed, finished, unanswered].includes(id));
       const sweep = (ms: number) => store.verifications.claimAbandoned({ now: new Date(past.getTime() + ms), leaseExpiresAt: new Date(past.getTime() + ms + 60_000), limit: 100 });
       assert.deepEqual(ours(await sweep(500)), [], 'no lease has lapsed yet');
+      assert.equal((await store.verifications.get(a.id, unanswered))?.state, 'running');
       const taken = await sweep(2000);
       assert.deepEqual(ours(taken), [abandoned]);
+      assert.equal((await store.verifications.get(a.id, unanswered))?.state, 'failed', 'never answered 202: released, not resumed');
       const record = taken.find((r) => r.id === abandoned);
       assert.deepEqual([record?.email, record?.state, record?.billable], ['deliverable@lease.test', 'running', true]);
       assert.deepEqual(ours(await sweep(3000)), [], 'taken over once: the new lease holds');

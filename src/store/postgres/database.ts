@@ -54,7 +54,10 @@ export function createPool(databaseUrl: string, settings: PoolSettings): pg.Pool
     ...(settings.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
   // An idle client that loses its server (restart, failover) must not crash the process; the pool opens another.
-  pool.on('error', (err) => settings.log.warn({ err, pool: settings.applicationName ?? 'presend' }, 'an idle database connection was lost'));
+  // Only what says why: pg hangs the whole client (its settings and buffers) on the error.
+  pool.on('error', (err) =>
+    settings.log.warn({ err: { message: err.message, code: (err as { code?: string }).code }, pool: settings.applicationName ?? 'presend' }, 'an idle database connection was lost'),
+  );
   return pool;
 }
 
@@ -88,6 +91,29 @@ function queries(on: Pick<pg.Pool, 'query'>): Tx & Pick<Db, 'all' | 'get' | 'run
     all: async <R>(sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rows as R[],
     get: async <R>(sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rows[0] as R | undefined,
     run: async (sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rowCount ?? 0,
+  };
+}
+
+/**
+ * A client out of the pool, listened to while it is out. The pool hears its idle clients only:
+ * one that loses its server between two statements of a transaction (a restart, a failover, an
+ * administrator's pg_terminate_backend) would emit an 'error' nobody hears, and an unheard
+ * 'error' event ends the process. `release` gives it back, destroyed when it was lost.
+ */
+async function checkout(pool: pg.Pool): Promise<{ client: pg.PoolClient; release(broken?: unknown): void }> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (err: Error): void => {
+    lost = err; // the statement in flight, if any, fails with it too; the caller hears that
+  };
+  client.on('error', onError);
+  return {
+    client,
+    release(broken?: unknown) {
+      client.removeListener('error', onError);
+      const cause = broken instanceof Error ? broken : lost;
+      client.release(cause);
+    },
   };
 }
 
@@ -125,7 +151,7 @@ export class PgDatabase implements Db {
 
   private async transaction<T>(begin: string, fn: (tx: Tx) => Promise<T | Rollback<T>>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const client = await this.pool.connect();
+      const { client, release } = await checkout(this.pool);
       let broken: unknown;
       try {
         await client.query(begin);
@@ -146,7 +172,7 @@ export class PgDatabase implements Db {
         if (code && RETRYABLE.has(code) && attempt < 5) continue;
         throw err;
       } finally {
-        client.release(broken instanceof Error ? broken : undefined);
+        release(broken);
       }
     }
   }
@@ -162,7 +188,7 @@ export class PgDatabase implements Db {
    * row in schema_migrations.
    */
   async migrate(): Promise<void> {
-    const client = await this.pool.connect();
+    const { client, release } = await checkout(this.pool);
     try {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
       await client.query(
@@ -183,7 +209,7 @@ export class PgDatabase implements Db {
       }
     } finally {
       // Ending the session releases the advisory lock too, whatever state the connection is in.
-      client.release(true);
+      release(new Error('the migration session ends here'));
     }
   }
 }

@@ -5,7 +5,7 @@
  * body). On PostgreSQL the upsert waits for a concurrent claim of the same key to commit or roll
  * back, so of two identical racing requests exactly one creates and the other replays it.
  */
-import type { Tx } from '../sql.js';
+import type { Db, Tx } from '../sql.js';
 import type { IdempotencyClaim } from '../store.js';
 
 export type IdempotencySeen = { kind: 'claimed' } | { kind: 'same'; targetId: string } | { kind: 'different' };
@@ -38,4 +38,19 @@ export async function retargetIdempotency(tx: Tx, accountId: string, claim: Idem
     claim.route,
     claim.key,
   ]);
+}
+
+/** What a live claim of `claim`'s key says without taking it: its target (same body), `different`, or null (no live record). */
+export async function peekIdempotency(
+  db: Pick<Db, 'get'>,
+  accountId: string,
+  claim: IdempotencyClaim,
+  now: Date,
+): Promise<{ kind: 'same'; targetId: string } | { kind: 'different' } | null> {
+  const row = await db.get<{ body_hash: string; target_id: string }>(
+    'SELECT body_hash, target_id FROM idempotency_records WHERE account_id = ? AND route = ? AND key = ? AND expires_at > ?',
+    [accountId, claim.route, claim.key, now],
+  );
+  if (!row) return null;
+  return row.body_hash === claim.bodyHash ? { kind: 'same', targetId: row.target_id } : { kind: 'different' };
 }

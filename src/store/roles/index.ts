@@ -67,6 +67,9 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     async ping() {
       await db.get('SELECT 1');
     },
+    async probeWrite(now) {
+      await db.write(async (tx) => tx.run('INSERT INTO ready_probe (id, probed_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at', [now]));
+    },
     close() {
       closing ??= (async () => {
         await own.wakeUps.close();

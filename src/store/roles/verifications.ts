@@ -14,7 +14,7 @@ import type { StartVerificationOutcome, StoredResult, VerificationRecord } from 
 import { timeOrderedId } from '../time-ordered-id.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { openHistories } from './history.js';
-import { claimIdempotency, retargetIdempotency } from './idempotency.js';
+import { claimIdempotency, peekIdempotency, retargetIdempotency } from './idempotency.js';
 import { hold, moveCredits } from './ledger.js';
 
 async function load(tx: Tx, id: string, lock = false): Promise<VerificationRow | undefined> {
@@ -73,8 +73,8 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
         const billing = input.billable ? 'held' : 'none';
         if (!input.result) {
           await tx.run(
-            `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at, lease_expires_at)
-             VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
+            `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at, lease_expires_at, resumable)
+             VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, FALSE)`,
             [id, input.accountId, input.keyId, input.email, input.billable, billing, input.now, input.leaseExpiresAt],
           );
           return { kind: 'created', verification: record };
@@ -112,6 +112,14 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
         return failLocked(tx, bulk, row, input.now);
       }),
 
+    findReplay: async (input) => {
+      const seen = await peekIdempotency(db, input.accountId, input.idempotency, input.now);
+      if (seen === null) return null;
+      if (seen.kind === 'different') return { kind: 'idempotency_mismatch' };
+      const row = await load(db, seen.targetId);
+      return row ? { kind: 'replay', verification: toVerificationRecord(row) } : null;
+    },
+
     get: async (accountId, id) => {
       const row = await load(db, id);
       return row && row.account_id === accountId ? toVerificationRecord(row) : null;
@@ -127,17 +135,28 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
         return stale.length;
       }),
 
+    markResumable: async (id) => {
+      await db.run("UPDATE verifications SET resumable = TRUE WHERE id = ? AND state = 'running'", [id]);
+    },
+
     renewLeases: async (ids, until) => {
       if (ids.length === 0) return;
       await db.run(`UPDATE verifications SET lease_expires_at = ? WHERE id ${db.dialect.inList} AND state = 'running'`, [until, list(ids)]);
     },
 
     // Two nodes sweeping at once take disjoint checks (SKIP LOCKED on PostgreSQL; one writer at a time on SQLite).
+    // A lapsed check no caller was told goes on (no 202) is failed and released instead: its
+    // caller got an error or nothing, and what it was not told of is never billed.
     claimAbandoned: (input) =>
       db.write(async (tx) => {
+        const unanswered = await tx.all<VerificationRow>(
+          `SELECT * FROM verifications WHERE state = 'running' AND NOT resumable AND lease_expires_at < ? ORDER BY created_at LIMIT ?${tx.dialect.forUpdateSkipLocked}`,
+          [input.now, input.limit],
+        );
+        for (const row of unanswered) await failLocked(tx, bulk, row, input.now);
         const rows = await tx.all<VerificationRow>(
           `UPDATE verifications SET lease_expires_at = ? WHERE id IN (
-             SELECT id FROM verifications WHERE state = 'running' AND lease_expires_at < ? ORDER BY created_at LIMIT ?${tx.dialect.forUpdateSkipLocked}
+             SELECT id FROM verifications WHERE state = 'running' AND resumable AND lease_expires_at < ? ORDER BY created_at LIMIT ?${tx.dialect.forUpdateSkipLocked}
            ) RETURNING *`,
           [input.leaseExpiresAt, input.now, input.limit],
         );

@@ -1,0 +1,134 @@
+/**
+ * Benchmark 6: one list through Debian's Postfix with its stock defences (the real-MTA test
+ * bed, test/realmta/postfix-bed.ts), by Presend's engine and the two npm verifiers of
+ * benchmark 2, each in its own process (compare-child.ts) at the same concurrency. Their SMTP
+ * client is hard-wired to port 25, so this Postfix listens on 127.0.77.25:25 (root, as the bed
+ * needs anyway). Reported per verifier: addresses/s, accuracy against the recipient table, and
+ * the limits Postfix logged while it ran ("too many errors", "too many connections", …).
+ */
+import { execFileSync } from 'node:child_process';
+import type { PublicVerdict } from '../src/core/types.js';
+import { listDns, postfixList, truthOf } from '../test/realmta/lists.js';
+import { postfixUnavailable, startPostfix, type PostfixBed } from '../test/realmta/postfix-bed.js';
+import { runChild, score, versionOf, type Scored } from './compare.js';
+import type { CompareJob } from './compare-child.js';
+import { table, type Section, type SummaryRow } from './section.js';
+import { fmt, pct } from './stats.js';
+
+const ID = 'postfix';
+const TITLE = '6. Real Postfix (stock defences)';
+const IP = '127.0.77.25';
+/** Checks (each an SMTP session for the npm verifiers) at once: Presend's default sessions per MX host. */
+const LANES = 2;
+const PRESEND_PASSES = 3;
+const OTHERS_BUDGET_MS = 120_000;
+const DOMAINS = ['alpha.test', 'beta.test', 'gamma.test', 'delta.test'];
+const PER_DOMAIN = 500;
+const UNKNOWN_SHARE = 0.25;
+
+interface Run extends Scored {
+  limitHits: number;
+  limitKinds: string;
+}
+
+function skipped(reason: string): Section {
+  return {
+    id: ID,
+    title: TITLE,
+    body: `Not run on this machine: ${reason}.`,
+    summary: [{ figure: 'real Postfix: Presend vs the faster npm verifier', measured: `not run (${reason})`, target: '≥ 1× at 100 % accuracy, 0 limit hits', met: null }],
+  };
+}
+
+/** Limit lines Postfix logged since `from` (an index into limitLines()), by kind. */
+function hitsSince(bed: PostfixBed, from: number): { count: number; kinds: string } {
+  const lines = bed.limitLines().slice(from);
+  const kinds = new Map<string, number>();
+  for (const line of lines) {
+    const kind = /too many errors/i.test(line) ? 'too many errors' : /too many connections|concurrency/i.test(line) ? 'too many connections' : 'connection rate';
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  return { count: lines.length, kinds: [...kinds].map(([k, n]) => `${k} ×${n}`).join(', ') || 'none' };
+}
+
+export async function postfixBench(): Promise<Section> {
+  const unavailable = postfixUnavailable();
+  if (unavailable) {
+    process.stdout.write(`  skipped: ${unavailable}\n`);
+    return skipped(unavailable);
+  }
+  const list = postfixList({ perDomain: PER_DOMAIN, unknownShare: UNKNOWN_SHARE, seed: 6, domains: DOMAINS });
+  const truth: Record<string, PublicVerdict> = Object.fromEntries(list.addresses.map((a) => [a, truthOf(list, a)]));
+  const bed = await startPostfix({ ip: IP, port: 25, domains: list.domains, recipients: [...list.existing] });
+  const dns = await listDns(list, bed.ip);
+  const runs: Run[] = [];
+  try {
+    const job = (verifier: CompareJob['verifier']): CompareJob => ({
+      verifier,
+      dnsServer: `${dns.dns.host}:${dns.dns.port}`,
+      env: { ...dns.env(), PRESEND_SMTP_PORT: '25', PRESEND_MAX_SESSIONS_PER_MX: String(LANES) },
+      addresses: list.addresses,
+      perDomain: LANES,
+      lanes: LANES,
+      budgetMs: OTHERS_BUDGET_MS,
+    });
+    // Each verifier's limit hits are the lines Postfix logged between its first pass and its last.
+    const measure = async (name: string, version: string, jobs: CompareJob[], coldPasses: number): Promise<void> => {
+      await bed.settle();
+      const from = bed.limitLines().length;
+      const outcomes = await runChild(jobs, () => bed.settle());
+      await bed.settle();
+      const hits = hitsSince(bed, from);
+      runs.push({ ...score(name, version, outcomes.slice(coldPasses), truth), limitHits: hits.count, limitKinds: hits.kinds });
+      const run = runs.at(-1);
+      process.stdout.write(`  ${name}: ${fmt(run?.perSecond ?? 0)} addresses/s, ${pct(run?.accuracy ?? 0)} right, limit hits ${hits.kinds}\n`);
+    };
+    // Presend: a cold pass (JIT warm-up), then the measured ones, each with a new engine.
+    await measure('Presend engine', versionOf('../'), Array.from({ length: PRESEND_PASSES + 1 }, () => job('presend')), 1);
+    for (const name of ['deep-email-validator', 'email-deep-validator'] as const) await measure(name, versionOf(name), [job(name)], 0);
+  } finally {
+    await dns.close();
+    await bed.stop();
+  }
+  const [presend, ...others] = runs;
+  if (!presend) throw new Error('no Presend run');
+  const fastest = others.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+  const ratio = presend.perSecond / fastest.perSecond;
+  const met = ratio >= 1 && presend.accuracy === 1 && presend.limitHits === 0;
+  const gaps = [ratio < 1 ? `${fmt(ratio, 2)}× the speed of ${fastest.name}` : '', presend.accuracy < 1 ? `accuracy ${pct(presend.accuracy, 2)}` : '', presend.limitHits > 0 ? `${presend.limitHits} limit hits` : ''].filter(Boolean);
+  const summary: SummaryRow[] = [
+    {
+      figure: 'real Postfix: Presend vs the faster npm verifier',
+      measured: `${fmt(ratio, 2)}× (${fmt(presend.perSecond)} vs ${fmt(fastest.perSecond)} addresses/s, ${fastest.name}); accuracy ${pct(presend.accuracy)} vs ${pct(fastest.accuracy)}; limit hits ${presend.limitHits} vs ${fastest.limitHits}`,
+      target: '≥ 1× at 100 % accuracy, 0 limit hits',
+      met,
+      ...(met ? {} : { gap: gaps.join('; ') }),
+    },
+  ];
+  const roles = list.addresses.filter((a) => truth[a] === 'ROLE').length;
+  const unknown = list.addresses.filter((a) => truth[a] === 'UNDELIVERABLE_NO_MAILBOX').length;
+  const body = [
+    `Debian's ${postfixVersion()} with its stock smtpd limits, started by the real-MTA test bed (test/realmta/postfix-bed.ts) on ${IP}:25: a recipient table, ` +
+      `"550 5.1.1 … User unknown in relay recipient table" for the rest, the prober a stranger to \`mynetworks\` (so the client limits apply), nothing ever accepted for delivery. ` +
+      `The list (test/realmta/lists.ts, seed 6): ${fmt(list.addresses.length)} addresses over ${list.domains.length} domains whose MX is that Postfix, ${fmt(unknown)} unknown (${pct(unknown / list.addresses.length)}), ${roles} role accounts that exist. ` +
+      `Same concurrency for all: at most ${LANES} checks (for the npm verifiers each one SMTP session) at once, Presend with \`PRESEND_MAX_SESSIONS_PER_MX=${LANES}\` (its default). ` +
+      `Presend: ${PRESEND_PASSES + 1} passes in one process, each with a new engine (nothing learnt carried over); the figure is the median of the ${PRESEND_PASSES} after the cold first one, its limit hits those of all ${PRESEND_PASSES + 1}. ` +
+      `Limit hits are the lines Postfix logged while the verifier ran: "too many errors" (smtpd_hard_error_limit, 20), "too many connections", connection rate limits.`,
+    '',
+    table(
+      ['verifier', 'addresses checked', 'wall time', 'addresses/s', 'matches truth', 'Postfix limit hits', 'mismatches (truth→theirs)'],
+      runs.map((r) => [`${r.name} ${r.version}`, fmt(r.checked), `${fmt(r.ms)} ms`, fmt(r.perSecond), pct(r.accuracy), r.limitKinds, r.misses]),
+    ),
+    '',
+    'Neither npm verifier reports role accounts, so the role rows cannot match for them (see benchmark 2 for the mapping of their outputs).',
+  ].join('\n');
+  return { id: ID, title: TITLE, body, summary };
+}
+
+function postfixVersion(): string {
+  try {
+    return `Postfix ${execFileSync('/usr/sbin/postconf', ['-dh', 'mail_version']).toString().trim()}`;
+  } catch {
+    return 'Postfix, version unknown';
+  }
+}

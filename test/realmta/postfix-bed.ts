@@ -45,6 +45,8 @@ export interface PostfixOptions {
   recipients: string[];
   /** Extra `-o name=value` for the smtpd service only (e.g. stress=yes); the stock limits otherwise. */
   smtpdOptions?: string[];
+  /** Extra main.cf lines, `name = value` (bench/postfix.ts turns off in_flow_delay, see there). */
+  mainCf?: string[];
   /** Port; default a free one. */
   port?: number;
 }
@@ -190,6 +192,7 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixBed>
       `maillog_file = ${logFile}`,
       `maillog_file_prefixes = ${dir}`,
       'smtputf8_enable = yes',
+      ...(options.mainCf ?? []),
       '',
     ].join('\n'),
   );

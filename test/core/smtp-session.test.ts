@@ -77,6 +77,30 @@ describe('probe session protocol corners', () => {
     assert.equal(server.sessions.length, 2);
   });
 
+  test('a 421 sent unasked right after a repeated EHLO (Postfix junk limit in stress mode) closes the session: the group is used, not read as out of step', async (t) => {
+    // Postfix counts EHLO against smtpd_junk_command_limit (1 in stress mode): the third
+    // greeting of a session is an error, and at the hard limit (1) smtpd answers the EHLO, then
+    // says 421 before reading anything more, and closes (measured on Postfix 3.7).
+    const greetings = new Map<number, number>();
+    const server = await startScriptedSmtp((line, ctx) => {
+      if (!line.startsWith('EHLO')) return defaultScript(line, ctx);
+      const n = (greetings.get(ctx.session) ?? 0) + 1;
+      greetings.set(ctx.session, n);
+      const reply = defaultScript(line, ctx) as string[];
+      return n >= 3 ? [...reply, '421 4.7.0 scripted.test Error: too many errors'] : reply;
+    });
+    t.after(() => server.close());
+    const queue = new HostQueue('scripted.test', ['127.0.0.1'], queueSettings(server.port, { maxRcptsPerTransaction: 4 }), createMemorySessionLimiter(1), () => undefined);
+    t.after(() => queue.close());
+    const recipients = Array.from({ length: 16 }, (_, i) => `user${i}@x.test`);
+    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
+    assert.deepEqual(results.map(codeOf), recipients.map(() => 250));
+    const rcpts = server.sessions.flat().filter((c) => c.startsWith('RCPT')).length;
+    assert.equal(rcpts, recipients.length, 'each recipient asked once: the answers before the 421 were in step');
+    // The lesson: at most two greetings per session from then on (the session that met the 421 aside).
+    assert.ok(server.sessions.slice(1).every((commands) => commands.filter((c) => c.startsWith('EHLO')).length <= 2), JSON.stringify(server.sessions));
+  });
+
   test('452 too many recipients: the rest go in later transactions of no more than what the server took', async (t) => {
     const server = await startScriptedSmtp((line, ctx) =>
       line.startsWith('RCPT') && ctx.rcptsInTransaction > 4 ? '452 4.5.3 Too many recipients' : defaultScript(line, ctx),

@@ -524,7 +524,10 @@ export class HostQueue {
       changed = this.learning.tarpitSeen(this.host) || changed;
     }
     const closing = failure?.reply?.code === 421 ? failure.reply : null;
-    if (closing && COMMAND_LIMIT.test(closing.text)) {
+    if (result.closedAfterGreeting) {
+      // Closed right after a repeated greeting (Postfix counts EHLO as a junk command): fewer greetings per session.
+      changed = this.learning.greetingsLimited(this.host, Math.max(1, session.greetings - 1)) || changed;
+    } else if (closing && COMMAND_LIMIT.test(closing.text)) {
       // The host counts commands (RSET, NOOP…): fewer transactions per session.
       const most = Math.max(1, session.transactionsDone - 1);
       if (most < this.profile.transactions) {

@@ -101,6 +101,28 @@ describe('probe session protocol corners', () => {
     assert.ok(server.sessions.slice(1).every((commands) => commands.filter((c) => c.startsWith('EHLO')).length <= 2), JSON.stringify(server.sessions));
   });
 
+  test('groups the host cut after answering part of them are progress: they do not use up the refusal budget', async (t) => {
+    // Two sessions in a row answer three RCPTs, then close with a 421 (a limit not yet learnt):
+    // everyone in those groups is asked again. With one refusal allowed per recipient
+    // (maxRequeues 1), counting those cuts as refusals ended the later recipients TRANSIENT.
+    const server = await startScriptedSmtp((line, ctx) =>
+      line.startsWith('RCPT') && ctx.session < 2 && ctx.rcptsInTransaction > 3 ? '421 4.3.2 scripted.test Service shutting down' : defaultScript(line, ctx),
+    );
+    t.after(() => server.close());
+    const queue = new HostQueue(
+      'scripted.test',
+      ['127.0.0.1'],
+      queueSettings(server.port, { maxRequeues: 1, backoffMs: 10, maxBackoffMs: 20 }),
+      createMemorySessionLimiter(1),
+      () => undefined,
+    );
+    t.after(() => queue.close());
+    const recipients = Array.from({ length: 10 }, (_, i) => (i % 2 ? `unknown${i}@x.test` : `user${i}@x.test`));
+    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
+    assert.deepEqual(results.map(codeOf), recipients.map((r) => (r.startsWith('unknown') ? 550 : 250)));
+    assert.ok(server.sessions.length >= 3, `${server.sessions.length} sessions`);
+  });
+
   test('452 too many recipients: the rest go in later transactions of no more than what the server took', async (t) => {
     const server = await startScriptedSmtp((line, ctx) =>
       line.startsWith('RCPT') && ctx.rcptsInTransaction > 4 ? '452 4.5.3 Too many recipients' : defaultScript(line, ctx),

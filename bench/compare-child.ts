@@ -27,6 +27,8 @@ export interface CompareJob {
   env: Record<string, string>;
   addresses: string[];
   perDomain: number;
+  /** At most this many checks at once in all, instead of `perDomain` per domain: one MX host serves every domain (bench/postfix.ts). */
+  lanes?: number;
   budgetMs: number;
 }
 
@@ -79,7 +81,10 @@ async function runOthers(job: CompareJob): Promise<CompareOutcome> {
       verdicts[next] = await check(next).catch(() => 'UNKNOWN' as const);
     }
   };
-  await Promise.all([...byDomain.values()].flatMap((queue) => Array.from({ length: job.perDomain }, () => lane(queue))));
+  if (job.lanes !== undefined) {
+    const queue = [...job.addresses];
+    await Promise.all(Array.from({ length: job.lanes }, () => lane(queue)));
+  } else await Promise.all([...byDomain.values()].flatMap((queue) => Array.from({ length: job.perDomain }, () => lane(queue))));
   return { ms: performance.now() - started, verdicts };
 }
 

@@ -20,7 +20,7 @@ const PRESEND_ROUNDS = 3;
 const TARGET_SPEEDUP = 10;
 
 /** Runs one verifier's passes in one child process; `beforeEach` runs before each pass. */
-async function runChild(jobs: CompareJob[], beforeEach: () => Promise<void>): Promise<CompareOutcome[]> {
+export async function runChild(jobs: CompareJob[], beforeEach: () => Promise<void>): Promise<CompareOutcome[]> {
   const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const outcomes: CompareOutcome[] = [];
@@ -41,7 +41,7 @@ async function runChild(jobs: CompareJob[], beforeEach: () => Promise<void>): Pr
   return outcomes;
 }
 
-interface Scored {
+export interface Scored {
   name: string;
   version: string;
   checked: number;
@@ -51,7 +51,7 @@ interface Scored {
   misses: string;
 }
 
-function score(name: string, version: string, outcomes: CompareOutcome[], truth: Record<string, PublicVerdict>): Scored {
+export function score(name: string, version: string, outcomes: CompareOutcome[], truth: Record<string, PublicVerdict>): Scored {
   const ms = median(outcomes.map((o) => o.ms));
   const last = outcomes.at(-1) ?? { ms, verdicts: {} };
   const entries = Object.entries(last.verdicts);
@@ -73,7 +73,7 @@ function score(name: string, version: string, outcomes: CompareOutcome[], truth:
   };
 }
 
-function versionOf(pkg: string): string {
+export function versionOf(pkg: string): string {
   return (JSON.parse(readPackage(pkg)) as { version: string }).version;
 }
 

@@ -39,8 +39,6 @@ const HOSTS: MxHostSpec[] = [
   { name: 'mx.huge.test', behaviour: { kind: 'huge_reply', bytes: 4 * 1024 * 1024 } },
   { name: 'mx.garbled.test', behaviour: { kind: 'invalid_reply_codes' } },
   { name: 'mx.tlsfail.test', behaviour: { kind: 'tls_fail' } },
-  { name: 'mx.private.test', ip: '10.0.0.25' },
-  { name: 'mx.linklocal.test', ip: '169.254.10.25' },
   { name: 'mx.ipv6-loopback.test', ip: '::1' },
   { name: 'mx0000.big-mx.test' },
   { name: 'mail.mailinator.com' },
@@ -155,8 +153,8 @@ const SAMPLES: WorldSample[] = [
   { email: 'alice@huge.test', about: '4 MiB EHLO reply' },
   { email: 'alice@garbled.test', about: 'invalid reply codes' },
   { email: 'alice@tls-broken.test', about: 'STARTTLS answered with garbage' },
-  { email: 'alice@private-mx.test', about: 'MX on 10.0.0.25' },
-  { email: 'alice@linklocal-mx.test', about: 'MX on 169.254.10.25' },
+  { email: 'alice@private-mx.test', about: 'MX published at 127.255.255.252, no server there (as a private address would be)' },
+  { email: 'alice@linklocal-mx.test', about: 'MX published at 127.255.255.251, no server there (as a link-local address would be)' },
   { email: 'alice@ipv6-loopback-mx.test', about: 'MX on ::1 only' },
   { email: 'alice@loopback-unserved.test', about: 'MX on a 127.x address where nothing listens' },
 ];
@@ -168,6 +166,12 @@ export function defaultWorld(): DefaultWorld {
     names: [
       { name: 'cname-loop-2.test', cname: 'cname-loop.test' },
       { name: 'mx.loopback-unserved.test', a: ['127.255.255.254'] },
+      // MX hosts only published, never served: what an MX on a private or link-local address
+      // is from here. Loopback addresses, so PRESEND_ALLOW_PRIVATE_MX=loopback (what
+      // `presend mailworld` prints) lets the engine try them; a refusal of private addresses is
+      // tested with worlds of their own (test/core/address-safety.test.ts).
+      { name: 'mx.private.test', a: ['127.255.255.252'] },
+      { name: 'mx.linklocal.test', a: ['127.255.255.251'] },
       ...Array.from({ length: BIG_MX_COUNT - 1 }, (_, i) => ({ name: `mx${String(i + 1).padStart(4, '0')}.big-mx.test`, a: ['127.255.255.253'] })),
     ],
     samples: structuredClone(SAMPLES),

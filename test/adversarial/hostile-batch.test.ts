@@ -122,8 +122,8 @@ describe('hostile mail hosts inside a live batch', () => {
     const a = await h.newAccount(100);
     const emails = [
       'alice@acme.test', // served, but on 127.0.0.x
-      'alice@private-mx.test', // 10.0.0.25
-      'alice@linklocal-mx.test', // 169.254.10.25
+      'alice@private-mx.test', // 127.255.255.252, nothing served
+      'alice@linklocal-mx.test', // 127.255.255.251, nothing served
       'alice@ipv6-loopback-mx.test', // ::1
       'alice@loopback-unserved.test',
       'alice@implicit-loopback.test', // no MX, A 127.0.0.1

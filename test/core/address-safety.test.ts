@@ -124,14 +124,22 @@ describe('reading PRESEND_ALLOW_PRIVATE_MX', () => {
 
 describe('the engine under PRESEND_ALLOW_PRIVATE_MX=loopback', () => {
   test('verifies mail-world addresses on 127.x and ::1, and refuses 10.0.0.25 and 169.254.10.25 without connecting', async (t) => {
-    const ew = await startEngineWorld(defaultWorld(), { allowPrivateMx: 'loopback' });
+    // The default world publishes nothing outside loopback (presend mailworld prints `loopback`):
+    // the private and link-local MX hosts are this test's own.
+    const world = defaultWorld();
+    world.hosts.push({ name: 'mx.rfc1918.test', ip: '10.0.0.25' }, { name: 'mx.rfc3927.test', ip: '169.254.10.25' });
+    world.domains.push(
+      { name: 'rfc1918-mx.test', mx: [{ host: 'mx.rfc1918.test', preference: 10 }], mailboxes: { alice: 'accept' } },
+      { name: 'rfc3927-mx.test', mx: [{ host: 'mx.rfc3927.test', preference: 10 }], mailboxes: { alice: 'accept' } },
+    );
+    const ew = await startEngineWorld(world, { allowPrivateMx: 'loopback' });
     t.after(() => ew.close());
-    for (const email of ['alice@acme.test', 'nobody@acme.test']) {
+    for (const email of ['alice@acme.test', 'nobody@acme.test', 'alice@private-mx.test', 'alice@linklocal-mx.test']) {
       const result = await ew.engine.verify(email);
       assert.equal(result.envelope.verdict, ew.world.expectedVerdict(email), email);
     }
     // Refused before any connection: a connection attempt would end TRANSIENT (nothing listens there).
-    for (const email of ['alice@private-mx.test', 'alice@linklocal-mx.test']) {
+    for (const email of ['alice@rfc1918-mx.test', 'alice@rfc3927-mx.test']) {
       const result = await ew.engine.verify(email);
       assert.deepEqual([result.envelope.verdict, result.envelope.reasons], ['UNKNOWN', ['private_mx_refused']], email);
     }

@@ -175,6 +175,16 @@ describe('real servers defences: every verdict right, no limit hit that could be
     assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses));
   });
 
+  test("Gmail's rate limit under 550 5.2.1 is read as the reply table reads it: throttling, asked again, never a verdict", async (t) => {
+    // The reply table classes this reply `throttled` (row throttling-wording); the session code
+    // must ask the same table, not a list of its own that looks at 4xx codes only.
+    const reply = '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.';
+    const { dw, ew, hits } = await scenario({ throttle: { afterRcpts: 12, reply } }, {}, { addresses: 40 });
+    t.after(() => ew.close());
+    assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses));
+    assert.ok((hits().throttled ?? 0) > 0, 'the host did throttle (the test would prove nothing otherwise)');
+  });
+
   test('any server: a 250 before the greeting is skipped, and the session goes on one command at a time', async (t) => {
     const { dw, ew } = await scenario({ unsolicited: 'before_banner' }, {}, { addresses: 20 });
     t.after(() => ew.close());

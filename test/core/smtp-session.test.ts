@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { test, describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProbeSession, type SessionSettings } from '../../src/core/smtp/session.js';
 import { HostQueue, type HostQueueSettings, type HostResult } from '../../src/core/smtp/host-queue.js';
@@ -23,6 +23,13 @@ function settings(port: number, more: Partial<SessionSettings> = {}): SessionSet
 function queueSettings(port: number, more: Partial<HostQueueSettings> = {}): HostQueueSettings {
   const { useStartTls: _unused, ...session } = settings(port);
   return { session, maxSessions: 1, maxRcptsPerTransaction: 100, maxTransactionsPerSession: 10, sessionIdleMs: 0, maxAttempts: 2, ...more };
+}
+
+/** A host queue for the scripted server, one session at a time, closed when the test ends. */
+function scriptedQueue(t: TestContext, port: number, more: Partial<HostQueueSettings> = {}): HostQueue {
+  const queue = new HostQueue('scripted.test', ['127.0.0.1'], queueSettings(port, more), createMemorySessionLimiter(1), () => undefined);
+  t.after(() => queue.close());
+  return queue;
 }
 
 const codeOf = (r: HostResult): number | string =>
@@ -69,12 +76,49 @@ describe('probe session protocol corners', () => {
       line.startsWith('RCPT') && ctx.session === 0 && ctx.rcptsInTransaction > 3 ? '421 4.7.0 too many, closing' : defaultScript(line, ctx),
     );
     t.after(() => server.close());
-    const queue = new HostQueue('scripted.test', ['127.0.0.1'], queueSettings(server.port), createMemorySessionLimiter(1), () => undefined);
-    t.after(() => queue.close());
+    const queue = scriptedQueue(t, server.port);
     const recipients = Array.from({ length: 10 }, (_, i) => (i % 2 ? `unknown${i}@x.test` : `user${i}@x.test`));
     const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
     assert.deepEqual(results.map(codeOf), recipients.map((r) => (r.startsWith('unknown') ? 550 : 250)));
     assert.equal(server.sessions.length, 2);
+  });
+
+  test('a 421 sent unasked right after a repeated EHLO (Postfix junk limit in stress mode) closes the session: the group is used, not read as out of step', async (t) => {
+    // Postfix counts EHLO against smtpd_junk_command_limit (1 in stress mode): the third
+    // greeting of a session is an error, and at the hard limit (1) smtpd answers the EHLO, then
+    // says 421 before reading anything more, and closes (measured on Postfix 3.7).
+    const greetings = new Map<number, number>();
+    const server = await startScriptedSmtp((line, ctx) => {
+      if (!line.startsWith('EHLO')) return defaultScript(line, ctx);
+      const n = (greetings.get(ctx.session) ?? 0) + 1;
+      greetings.set(ctx.session, n);
+      const reply = defaultScript(line, ctx) as string[];
+      return n >= 3 ? [...reply, '421 4.7.0 scripted.test Error: too many errors'] : reply;
+    });
+    t.after(() => server.close());
+    const queue = scriptedQueue(t, server.port, { maxRcptsPerTransaction: 4 });
+    const recipients = Array.from({ length: 16 }, (_, i) => `user${i}@x.test`);
+    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
+    assert.deepEqual(results.map(codeOf), recipients.map(() => 250));
+    const rcpts = server.sessions.flat().filter((c) => c.startsWith('RCPT')).length;
+    assert.equal(rcpts, recipients.length, 'each recipient asked once: the answers before the 421 were in step');
+    // The lesson: at most two greetings per session from then on (the session that met the 421 aside).
+    assert.ok(server.sessions.slice(1).every((commands) => commands.filter((c) => c.startsWith('EHLO')).length <= 2), JSON.stringify(server.sessions));
+  });
+
+  test('groups the host cut after answering part of them are progress: they do not use up the refusal budget', async (t) => {
+    // Two sessions in a row answer three RCPTs, then close with a 421 (a limit not yet learnt):
+    // everyone in those groups is asked again. With one refusal allowed per recipient
+    // (maxRequeues 1), counting those cuts as refusals ended the later recipients TRANSIENT.
+    const server = await startScriptedSmtp((line, ctx) =>
+      line.startsWith('RCPT') && ctx.session < 2 && ctx.rcptsInTransaction > 3 ? '421 4.3.2 scripted.test Service shutting down' : defaultScript(line, ctx),
+    );
+    t.after(() => server.close());
+    const queue = scriptedQueue(t, server.port, { maxRequeues: 1, backoffMs: 10, maxBackoffMs: 20 });
+    const recipients = Array.from({ length: 10 }, (_, i) => (i % 2 ? `unknown${i}@x.test` : `user${i}@x.test`));
+    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
+    assert.deepEqual(results.map(codeOf), recipients.map((r) => (r.startsWith('unknown') ? 550 : 250)));
+    assert.ok(server.sessions.length >= 3, `${server.sessions.length} sessions`);
   });
 
   test('452 too many recipients: the rest go in later transactions of no more than what the server took', async (t) => {
@@ -82,8 +126,7 @@ describe('probe session protocol corners', () => {
       line.startsWith('RCPT') && ctx.rcptsInTransaction > 4 ? '452 4.5.3 Too many recipients' : defaultScript(line, ctx),
     );
     t.after(() => server.close());
-    const queue = new HostQueue('scripted.test', ['127.0.0.1'], queueSettings(server.port, { maxAttempts: 5 }), createMemorySessionLimiter(1), () => undefined);
-    t.after(() => queue.close());
+    const queue = scriptedQueue(t, server.port, { maxAttempts: 5 });
     const recipients = Array.from({ length: 12 }, (_, i) => `user${i}@x.test`);
     const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
     assert.deepEqual(results.map(codeOf), recipients.map(() => 250));
@@ -99,8 +142,7 @@ describe('probe session protocol corners', () => {
   test('recipients are split into transactions of at most maxRcptsPerTransaction, each ended by an EHLO that checks its replies', async (t) => {
     const server = await startScriptedSmtp(defaultScript);
     t.after(() => server.close());
-    const queue = new HostQueue('scripted.test', ['127.0.0.1'], queueSettings(server.port, { maxRcptsPerTransaction: 4 }), createMemorySessionLimiter(1), () => undefined);
-    t.after(() => queue.close());
+    const queue = scriptedQueue(t, server.port, { maxRcptsPerTransaction: 4 });
     await Promise.all(Array.from({ length: 10 }, (_, i) => queue.submit({ recipient: `u${i}@x.test`, needsUtf8: false })));
     const commands = server.sessions.flat();
     assert.equal(commands.filter((c) => c.startsWith('MAIL')).length, 3);

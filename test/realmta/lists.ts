@@ -1,7 +1,10 @@
 /**
- * Seeded address lists for the real-MTA tests and benchmark: two domains, names as real lists
- * have them, a share of addresses that do not exist, a few role accounts that do.
+ * Seeded address lists for the real-MTA tests and benchmark (bench/postfix.ts): two domains or
+ * more, names as real lists have them, a share of addresses that do not exist, a few role
+ * accounts that do — with the truth about each and the DNS that points the domains at the bed.
  */
+import type { PublicVerdict } from '../../src/core/types.js';
+import { isRoleLocalPart, startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
 import { prng } from '../../src/mailworld/prng.js';
 
 export interface RealMtaList {
@@ -42,4 +45,22 @@ export function postfixList(options: { perDomain: number; unknownShare: number; 
   const addresses: string[] = [];
   for (let i = 0; i < options.perDomain; i++) for (const list of perDomain) if (list[i]) addresses.push(list[i] as string);
   return { domains, addresses, existing };
+}
+
+/** What a verifier should say: unknown recipients have no mailbox, role accounts are ROLE. */
+export function truthOf(list: RealMtaList, email: string): PublicVerdict {
+  if (!list.existing.has(email)) return 'UNDELIVERABLE_NO_MAILBOX';
+  return isRoleLocalPart(email.slice(0, email.lastIndexOf('@'))) ? 'ROLE' : 'DELIVERABLE';
+}
+
+/** The MX host name every list domain points at. */
+export const BED_MX = 'mx.realmta.test';
+
+/** DNS only (the mail world serves no SMTP here): every domain of the list has its MX at `ip`. */
+export function listDns(list: RealMtaList, ip: string): Promise<MailWorld> {
+  return startMailWorld({
+    hosts: [],
+    domains: list.domains.map((name) => ({ name, mx: [{ host: BED_MX, preference: 10 }] })),
+    names: [{ name: BED_MX, a: [ip] }],
+  });
 }

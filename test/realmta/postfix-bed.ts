@@ -45,6 +45,8 @@ export interface PostfixOptions {
   recipients: string[];
   /** Extra `-o name=value` for the smtpd service only (e.g. stress=yes); the stock limits otherwise. */
   smtpdOptions?: string[];
+  /** Extra main.cf lines, `name = value` (bench/postfix.ts turns off in_flow_delay, see there). */
+  mainCf?: string[];
   /** Port; default a free one. */
   port?: number;
 }
@@ -57,8 +59,16 @@ export interface PostfixBed {
   log(): string;
   /** Log lines that say a client hit a limit: "too many errors", "too many connections". */
   limitLines(): string[];
-  /** Files in the queue (incoming, active, deferred, hold, maildrop): 0 when nothing was ever taken. */
+  /** Files in the queue (incoming, active, deferred, hold, maildrop): 0 when nothing was ever taken (read it after settle()). */
   queuedFiles(): number;
+  /**
+   * Resolves once the server has settled after the client went: every session it logged as
+   * connected is logged as disconnected, the log has stopped growing, and no file is left in
+   * the queue — or after `timeoutMs` (default 10 s), whatever the state. Read the log and the
+   * queue after this, not the moment the client is done: smtpd and cleanup(8) finish a
+   * session a little after the client has closed it, later on a loaded machine.
+   */
+  settle(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -182,6 +192,7 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixBed>
       `maillog_file = ${logFile}`,
       `maillog_file_prefixes = ${dir}`,
       'smtputf8_enable = yes',
+      ...(options.mainCf ?? []),
       '',
     ].join('\n'),
   );
@@ -210,27 +221,48 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixBed>
     throw new Error(`postfix did not start: ${(error as Error).message}\n${tail}`);
   }
 
+  /** Files in the queue (incoming, active, deferred, hold, maildrop, corrupt). */
+  const queuedFiles = (): number => {
+    let count = 0;
+    for (const sub of ['incoming', 'active', 'deferred', 'hold', 'maildrop', 'corrupt']) {
+      const path = join(queue, sub);
+      if (!existsSync(path)) continue;
+      const walk = (p: string): void => {
+        for (const name of readdirSync(p)) {
+          const child = join(p, name);
+          if (statSync(child).isDirectory()) walk(child);
+          else count++;
+        }
+      };
+      walk(path);
+    }
+    return count;
+  };
+
   return {
     ip: options.ip,
     port,
     hostname,
     log,
     limitLines: () => log().split('\n').filter((line) => /too many errors|too many connections|Connection (?:concurrency|rate) limit exceeded/i.test(line)),
-    queuedFiles() {
-      let count = 0;
-      for (const sub of ['incoming', 'active', 'deferred', 'hold', 'maildrop', 'corrupt']) {
-        const path = join(queue, sub);
-        if (!existsSync(path)) continue;
-        const walk = (p: string): void => {
-          for (const name of readdirSync(p)) {
-            const child = join(p, name);
-            if (statSync(child).isDirectory()) walk(child);
-            else count++;
-          }
-        };
-        walk(path);
+    queuedFiles,
+    async settle(timeoutMs = 10_000) {
+      // While a session holds an accepted recipient, smtpd has a queue file open in incoming/
+      // (cleanup creates it at the first accepted RCPT); when the session ends without DATA,
+      // cleanup removes it after the client has gone. A message really taken never leaves the
+      // queue (the relayhost is unroutable): waiting for the transient files takes nothing
+      // from the check that the queue stays empty.
+      const deadline = Date.now() + timeoutMs;
+      let lastSize = -1;
+      for (;;) {
+        const text = log();
+        const connects = text.match(/: connect from /g)?.length ?? 0;
+        const disconnects = text.match(/: disconnect from /g)?.length ?? 0;
+        const quiet = text.length === lastSize && connects === disconnects && queuedFiles() === 0;
+        if (quiet || Date.now() > deadline) return;
+        lastSize = text.length;
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      return count;
     },
     async stop() {
       process.off('exit', stopSync);

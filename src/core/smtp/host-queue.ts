@@ -71,6 +71,8 @@ export type HostResultListener = (result: HostResult, target: ProbeTarget) => vo
 class Entry {
   attempts = 0;
   requeues = 0;
+  /** Times a group it was in was cut by the host after the host had answered part of it (progress, not a refusal). */
+  cuts = 0;
   /** When the host first throttled this recipient; null until it did. */
   throttledSince: number | null = null;
   settled = false;
@@ -413,6 +415,13 @@ export class HostQueue {
       const unanswered: Entry[] = [];
       sendable.forEach((entry, i) => (result.rcpt[i] || (result.mail && !is2xx(result.mail)) ? answered : unanswered).push(entry));
       const cause = failure ?? { kind: 'protocol', step: 'rcpt', reply: null, detail: 'replies out of step' };
+      if (!result.desync && this.cutByHost(result, session) && result.rcpt.some((reply) => reply !== undefined)) {
+        // The host answered part of the group, then cut it (a 421 at its limit, a drop after
+        // errors): the session moved forward. Everyone in it is asked again, and that is
+        // counted apart from refusals.
+        this.requeueAfterCut(sendable, cause);
+        return 'broken';
+      }
       this.requeue(answered, cause);
       this.unanswered(unanswered, result, session);
       return 'broken';
@@ -467,8 +476,7 @@ export class HostQueue {
    */
   private unanswered(entries: readonly Entry[], result: TransactionResult, session: ProbeSession): void {
     const failure = result.failure;
-    const hostSide =
-      result.desync || failure?.reply?.code === 421 || result.slowdownAfter !== null || (failure?.kind === 'dropped' && session.errors > 0);
+    const hostSide = result.desync || this.cutByHost(result, session);
     const cause = failure ?? { kind: 'temporary', step: 'rcpt', reply: null, detail: 'recipient not answered' };
     if (hostSide) return this.requeue(entries, cause);
     const retry: Entry[] = [];
@@ -524,7 +532,10 @@ export class HostQueue {
       changed = this.learning.tarpitSeen(this.host) || changed;
     }
     const closing = failure?.reply?.code === 421 ? failure.reply : null;
-    if (closing && COMMAND_LIMIT.test(closing.text)) {
+    if (result.closedAfterGreeting) {
+      // Closed right after a repeated greeting (Postfix counts EHLO as a junk command): fewer greetings per session.
+      changed = this.learning.greetingsLimited(this.host, Math.max(1, session.greetings - 1)) || changed;
+    } else if (closing && COMMAND_LIMIT.test(closing.text)) {
       // The host counts commands (RSET, NOOP…): fewer transactions per session.
       const most = Math.max(1, session.transactionsDone - 1);
       if (most < this.profile.transactions) {
@@ -542,6 +553,31 @@ export class HostQueue {
     }
     if (changed) void this.learning.save(this.host);
     return backOff;
+  }
+
+  /** The host ended the group: a 421, an error sleep, or a drop after errors (not a timeout, not a drop out of the blue). */
+  private cutByHost(result: TransactionResult, session: ProbeSession): boolean {
+    const failure = result.failure;
+    return failure?.reply?.code === 421 || result.slowdownAfter !== null || (failure?.kind === 'dropped' && session.errors > 0);
+  }
+
+  /**
+   * Back to the queue after a group the host cut once it had answered part of it. Such a cut is
+   * progress — the host's limit is being learnt and the next groups fit it — so it does not use
+   * up the recipients' refusal budget (`maxRequeues`); it has a bound of its own, as many
+   * cuts, past which further cuts count as refusals.
+   */
+  private requeueAfterCut(entries: readonly Entry[], failure: SessionFailure): void {
+    const back: Entry[] = [];
+    const refused: Entry[] = [];
+    for (const entry of entries) {
+      if (entry.settled) continue;
+      if (this.closing) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
+      else if (++entry.cuts > (this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES)) refused.push(entry);
+      else back.push(entry);
+    }
+    this.requeue(refused, failure);
+    if (back.length > 0) this.pending.unshift(...back);
   }
 
   /** Back to the queue, unless the host has refused them too often (then final, as `failure`). */

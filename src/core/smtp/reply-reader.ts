@@ -59,6 +59,11 @@ export class ReplyReader {
    * A reply that has already arrived, without waiting: pipelined replies come in bursts, and
    * a transaction of 100 recipients should not pay a promise per reply. Undefined when none is queued.
    */
+  /** The reply take() would hand out, left in the queue. */
+  peek(): SmtpReply | undefined {
+    return this.queue[0];
+  }
+
   take(): SmtpReply | undefined {
     const reply = this.queue.shift();
     if (reply) this.lastAt = this.times.shift() ?? this.lastAt;

@@ -87,6 +87,12 @@ export interface TransactionResult {
   slowEhlo: boolean;
   /** Rejections that came slow (a tarpit holds each one back). */
   slowRejections: number;
+  /**
+   * The server closed with a 421 right after a repeated greeting's reply: it counts greetings
+   * (Postfix counts HELO/EHLO against smtpd_junk_command_limit — 1 in stress mode — and once
+   * the error that makes reaches the hard limit, sends the 421 unasked before closing).
+   */
+  closedAfterGreeting: boolean;
 }
 
 export type OpenResult = { ok: true; session: ProbeSession } | { ok: false; failure: SessionFailure };
@@ -274,6 +280,26 @@ export class ProbeSession {
    * timeout of the one before it.
    */
   async transaction(recipients: readonly string[], smtputf8: boolean, end: GroupEnd = 'none'): Promise<TransactionResult> {
+    const result: TransactionResult = {
+      mail: null,
+      rcpt: recipients.map(() => undefined),
+      failure: null,
+      verified: false,
+      closed: false,
+      desync: false,
+      slowdownAfter: null,
+      slowRejections: 0,
+      slowEhlo: false,
+      closedAfterGreeting: false,
+    };
+    // A 421 that came after the last group's EHLO was answered: the server is closing (see
+    // closedAfterGreeting), not out of step. Nothing of this transaction was sent.
+    const closing = this.closingNotice();
+    if (closing) {
+      result.closedAfterGreeting = this.transactions > 0 && !this.needsReset;
+      result.closed = true;
+      return this.fail(result, failureFromReply(closing, 'mail'));
+    }
     const steps: GroupStep[] = [];
     const commands: string[] = [];
     if (this.needsReset) {
@@ -298,17 +324,6 @@ export class ProbeSession {
     }
     this.transactions++;
     this.needsReset = ender !== 'ehlo';
-    const result: TransactionResult = {
-      mail: null,
-      rcpt: recipients.map(() => undefined),
-      failure: null,
-      verified: false,
-      closed: false,
-      desync: false,
-      slowdownAfter: null,
-      slowRejections: 0,
-      slowEhlo: false,
-    };
     const timing = new ReplyTiming(this.rttMs, Math.max(this.settings.slowReplyMs ?? DEFAULT_SLOW_REPLY_MS, this.rttMs * 4));
     const pipelined = this.pipelined;
     // Late replies in a row, whether one of them was accepted, and the errors before the first.
@@ -335,8 +350,17 @@ export class ProbeSession {
         // A 421 there (the server closing, e.g. Postfix's hard error limit) is in step too.
         const inStep = step === 'quit' ? fitsCommand('quit', reply) : reply.code === 421 || (is2xx(reply) && reply.lines[0] === this.hello?.lines[0]);
         if (!inStep) return this.fail(result, desynced(step, `${reply.code} cannot answer ${step.toUpperCase()}`), true);
+        const closing = step === 'ehlo' && reply.code !== 421 ? this.closingNotice() : undefined;
         if (this.reader.queued > 0) return this.fail(result, desynced(step, 'more replies than commands'), true);
         result.verified = true;
+        if (closing) {
+          // The greeting was answered in its place, then the server said 421 unasked and closed.
+          result.closedAfterGreeting = true;
+          result.closed = true;
+          result.failure = failureFromReply(closing, step);
+          this.destroy();
+          return result;
+        }
         if (step === 'quit' || reply.code === 421) {
           result.closed = true;
           if (reply.code === 421) result.failure = failureFromReply(reply, step);
@@ -378,6 +402,15 @@ export class ProbeSession {
     }
     if (pipelined && this.reader.queued > 0) return this.fail(result, desynced('rcpt', 'more replies than commands'), true);
     return result;
+  }
+
+  /**
+   * A lone 421 that nothing asked for: the server is closing the session (RFC 5321 §3.8 lets it
+   * say so before it closes), which shifts no reply. Taken from the queue; undefined otherwise.
+   */
+  private closingNotice(): SmtpReply | undefined {
+    if (this.reader.queued !== 1 || this.reader.peek()?.code !== 421) return undefined;
+    return this.reader.take();
   }
 
   private fail(result: TransactionResult, failure: SessionFailure, desync = false): TransactionResult {

@@ -23,16 +23,19 @@ export interface RequestRow {
   created_at: string;
   finalization_json: string | null;
   retention_expires_at: string | null;
+  /** The next list position to copy into a list batch still being filled; null once every item is written. */
+  fill_position: number | null;
 }
 
 export async function loadRequest(tx: Tx, id: string): Promise<RequestRow | undefined> {
   return tx.get<RequestRow>('SELECT * FROM requests WHERE id = ?', [id]);
 }
 
-/** Finalizes the request if nothing is open any more; true when this call did. */
+/** Finalizes the request if nothing is open (or left to write) any more; true when this call did. */
 export async function finalizeIfDone(tx: Tx, requestId: string, now: Date, retentionDays: number): Promise<boolean> {
   const r = await loadRequest(tx, requestId);
-  if (!r || r.open_count > 0 || r.state === 'completed' || r.state === 'failed') return false;
+  // A list batch whose items are still being copied is not done, however many of them are final.
+  if (!r || r.open_count > 0 || r.fill_position !== null || r.state === 'completed' || r.state === 'failed') return false;
   const sums = (await tx.get<{ debited: number; released: number; failed: number }>(
     `SELECT COUNT(*) FILTER (WHERE billing = 'debited') AS debited, COUNT(*) FILTER (WHERE billing = 'released') AS released,
        COUNT(*) FILTER (WHERE envelope_status = 'failed') AS failed

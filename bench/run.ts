@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- engine|compare|api|batch|scale ...]`: runs the benchmarks (all five by
+ * `npm run bench [-- engine|compare|api|batch|scale|lists ...]`: runs the benchmarks (all six by
  * default, in that order) on this machine and writes their figures into BENCHMARKS.md.
  * Benchmarks, not tests: nothing here asserts a time; targets are reported as met or missed.
  */
@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   api: async () => (await import('./api.js')).apiBench,
   batch: async () => (await import('./batch.js')).batchBench,
   scale: async () => (await import('./scale.js')).scaleBench,
+  lists: async () => (await import('./lists.js')).listsBench,
 };
 
 const TITLES: Record<string, string> = {
@@ -24,10 +25,11 @@ const TITLES: Record<string, string> = {
   api: '3. API',
   batch: '4. Batches',
   scale: '5. Scale-out',
+  lists: '6. Lists at scale',
 };
 
 const PREAMBLE = [
-  'Written by `npm run bench` (bench/run.ts); each benchmark can run alone: `npm run bench -- engine|compare|api|batch|scale`.',
+  'Written by `npm run bench` (bench/run.ts); each benchmark can run alone: `npm run bench -- engine|compare|api|batch|scale|lists`.',
   'Every benchmark measures its baseline in the same run and reports ratios, since absolute times on a shared machine drift.',
   'These are benchmarks, not tests: CI does not run them and no test asserts a time.',
 ].join(' ');

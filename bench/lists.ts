@@ -209,7 +209,7 @@ export async function listsBench(size = SIZE, rounds = ROUNDS): Promise<Section>
     ];
     return { id: 'lists', title: `6. Lists at scale (${storeName})`, body, summary };
   } finally {
-    rmSync(service.dir, { recursive: true, force: true });
+    if (!process.env.KEEP) rmSync(service.dir, { recursive: true, force: true }); else process.stdout.write(service.dir + "\n");
     await postgres?.drop();
   }
 }

@@ -32,10 +32,10 @@ async function outstandingWork(tx: Tx, accountId: string): Promise<number> {
   return Number(row?.outstanding ?? 0);
 }
 
-export function batchesRole(db: Db, bulk: BulkWrites): BatchesRole & { idle(): Promise<void> } {
+export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): BatchesRole & { idle(): Promise<void> } {
   /** Final-item sums by request (src/store/request-groups.ts), kept per backend. */
   const requestGroups = new RequestGroups();
-  const results = new ItemResults(db, bulk);
+  const results = new ItemResults(db, bulk, resultsPerWrite);
 
   /** The request's counters: the items finalized since the last look and the rechecks counted in one round trip, the rest remembered. */
   async function view(tx: Tx, r: RequestRow): Promise<BatchRequestView> {

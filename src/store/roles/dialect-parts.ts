@@ -76,4 +76,6 @@ export interface DialectParts {
   bulk: BulkWrites;
   /** The claim of src/store/backend.ts WorkQueueRole.claim, inside a write transaction. */
   claim(tx: Tx, input: ClaimInput): Promise<ClaimedItem[]>;
+  /** Batch item results gathered into one write transaction at most (src/store/roles/item-results.ts). */
+  resultsPerWrite: number;
 }

@@ -44,7 +44,7 @@ export interface DialectOwned {
 
 export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned): Backend {
   const accounts = accountsRole(db, parts.bulk);
-  const batches = batchesRole(db, parts.bulk);
+  const batches = batchesRole(db, parts.bulk, parts.resultsPerWrite);
   const keyManagement = keyManagementRole(db);
   let closing: Promise<void> | null = null;
   return {

@@ -22,7 +22,12 @@ export function openSqliteBackend(databaseUrl: string, config: BackendConfig, op
   const keyCache = keyCachedRoles(db.raw);
   return assembleBackend(
     db,
-    { bulk: sqliteBulkWrites, claim: claimSqlite },
+    {
+      bulk: sqliteBulkWrites,
+      claim: claimSqlite,
+      // Each result is written synchronously on the event loop: small groups keep one write short (BENCHMARKS.md §6).
+      resultsPerWrite: 100,
+    },
     {
       kind: 'sqlite',
       rateLimits: memoryRateLimits(),

@@ -1,5 +1,5 @@
 /**
- * Batches over stored lists at scale (issue #12, finding 2): a batch over a 50,000-address list is
+ * Batches over stored lists at scale (issue #12, finding 2): a batch over a 100,000-address list is
  * created without blocking the event loop (its items are written in chunks in the background)
  * and holds every address exactly once; a list over the size cap is 422 `list_too_large`; work
  * past the account's cap of unfinished items is 429 `too_much_outstanding_work` with Retry-After;
@@ -14,22 +14,34 @@ import type { Harness } from './harness.js';
 import { isError } from './schema-check.js';
 import { idempotencyClaim } from '../../src/service/idempotency.js';
 
-const SIZE = 50_000;
+const SIZE = 100_000;
 /**
  * The longest the event loop may stay blocked while the batch is created and filled. Before the
- * fix the whole list was read, parsed and inserted in one turn (about 1 s for 50,000 here, 19 s
- * for 1,000,000); one chunk of 500 takes a few milliseconds. Generous for a loaded shared machine.
+ * fix the whole list was read, parsed and inserted in one turn (0.42 s for 50,000 here on SQLite,
+ * 19 s for 1,000,000); after it the longest block measured 110–170 ms (a worker's claim or results
+ * on a loaded machine), whatever the list's length.
  */
-const MAX_BLOCKED_MS = 400;
+const MAX_BLOCKED_MS = 250;
 
-/** The longest gap between ticks of a 5 ms timer (minus its period) while running. */
+/**
+ * The longest time the event loop was held between two ticks of a 5 ms timer: the gap between
+ * ticks, but no more than the CPU this process used meanwhile — on a loaded shared machine a
+ * process that is merely waiting for a core also sees long gaps, without holding its loop.
+ */
 function watchEventLoop(): { stop(): number } {
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   let last = performance.now();
+  let lastCpu = cpuMs();
   let worst = 0;
   const timer = setInterval(() => {
     const now = performance.now();
-    worst = Math.max(worst, now - last - 5);
+    const cpu = cpuMs();
+    worst = Math.max(worst, Math.min(now - last - 5, cpu - lastCpu));
     last = now;
+    lastCpu = cpu;
   }, 5);
   return {
     stop() {

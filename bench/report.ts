@@ -8,7 +8,7 @@ import type { Section, SummaryRow } from './section.js';
 import { table } from './section.js';
 import { machine } from './stats.js';
 
-const ORDER = ['engine', 'compare', 'api', 'batch', 'scale'];
+const ORDER = ['engine', 'compare', 'api', 'batch', 'scale', 'lists'];
 const START = (id: string): string => `<!-- bench:${id}:start -->`;
 const END = (id: string): string => `<!-- bench:${id}:end -->`;
 /** The summary rows per benchmark, kept as JSON in a comment so a partial run can rewrite the table. */

@@ -17,6 +17,8 @@ import { once } from 'node:events';
 import os, { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { fileURLToPath } from 'node:url';
+import { PREAMBLE, writeReport } from './report.js';
 import { table, targetRow, type Section, type SummaryRow } from './section.js';
 import { accountWithKey, freePort, presendAdmin, presendRunner, sampleRss, serviceEnv, startPresend, waitReady } from './service-process.js';
 import { fmt, median } from './stats.js';
@@ -219,5 +221,7 @@ export async function listsBench(size = SIZE, rounds = ROUNDS): Promise<Section>
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [size, rounds] = process.argv.slice(2).map(Number);
   const section = await listsBench(size || SIZE, rounds || ROUNDS);
+  // Alone at full size, it updates its section of BENCHMARKS.md like `npm run bench -- lists`.
+  if ((size || SIZE) === SIZE) writeReport(fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)), [section], `node --import tsx bench/lists.ts ${process.argv.slice(2).join(' ')}`.trim(), PREAMBLE);
   process.stdout.write(`${section.body}\n\n${section.summary.map((s) => `${s.figure}: ${s.measured} (target ${s.target}) ${s.met ? 'met' : 'MISSED'}`).join('\n')}\n`);
 }

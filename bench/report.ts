@@ -8,6 +8,13 @@ import type { Section, SummaryRow } from './section.js';
 import { table } from './section.js';
 import { machine } from './stats.js';
 
+/** The paragraph under the title of BENCHMARKS.md. */
+export const PREAMBLE = [
+  'Written by `npm run bench` (bench/run.ts); each benchmark can run alone: `npm run bench -- engine|compare|api|batch|scale|lists`.',
+  'Every benchmark measures its baseline in the same run and reports ratios, since absolute times on a shared machine drift.',
+  'These are benchmarks, not tests: CI does not run them and no test asserts a time.',
+].join(' ');
+
 const ORDER = ['engine', 'compare', 'api', 'batch', 'scale', 'lists'];
 const START = (id: string): string => `<!-- bench:${id}:start -->`;
 const END = (id: string): string => `<!-- bench:${id}:end -->`;

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { engineBench } from './engine.js';
-import { writeReport } from './report.js';
+import { PREAMBLE, writeReport } from './report.js';
 import type { Section } from './section.js';
 
 type Bench = () => Promise<Section>;
@@ -28,11 +28,7 @@ const TITLES: Record<string, string> = {
   lists: '6. Lists at scale',
 };
 
-const PREAMBLE = [
-  'Written by `npm run bench` (bench/run.ts); each benchmark can run alone: `npm run bench -- engine|compare|api|batch|scale|lists`.',
-  'Every benchmark measures its baseline in the same run and reports ratios, since absolute times on a shared machine drift.',
-  'These are benchmarks, not tests: CI does not run them and no test asserts a time.',
-].join(' ');
+
 
 const REPORT = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
 

@@ -38,6 +38,11 @@ export interface PresendConfig {
   mailFrom: string | null;
   smtpProxy: string | null;
   recheckDelayMs: number;
+  /**
+   * The same delay for sandbox keys (PRESEND_SANDBOX_RECHECK_DELAY_MS): the sandbox's `greylisted@`
+   * is rechecked in seconds, so a trial batch does not wait the live delay three times.
+   */
+  sandboxRecheckDelayMs: number;
   retentionDays: number;
   baseUrl: string;
   apiKey: string | null;
@@ -193,6 +198,14 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
  * The configuration of a command: the process environment with the variables its flags give
  * (undefined ones ignored), validated alike — `loadCommandConfig({ PRESEND_PORT: flags.port })`.
  */
+/** The settings live mailbox probes still need (empty when the engine can probe): names with an example each. */
+export function missingProbeIdentity(config: Pick<PresendConfig, 'heloName' | 'mailFrom'>): string[] {
+  const missing: string[] = [];
+  if (!config.heloName) missing.push('PRESEND_HELO_NAME (a host name of yours, e.g. probe.example.com)');
+  if (!config.mailFrom) missing.push('PRESEND_MAIL_FROM (an address of yours, e.g. verify@example.com)');
+  return missing;
+}
+
 export function loadCommandConfig(flags: Env = {}): PresendConfig {
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
   return loadConfig({ ...process.env, ...given });
@@ -217,6 +230,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     mailFrom: validateMailFrom(env.PRESEND_MAIL_FROM),
     smtpProxy: validateProxy(env.PRESEND_SMTP_PROXY),
     recheckDelayMs: parseIntVar(env, 'PRESEND_RECHECK_DELAY_MS', 300_000, 0, 86_400_000),
+    sandboxRecheckDelayMs: parseIntVar(env, 'PRESEND_SANDBOX_RECHECK_DELAY_MS', 2_000, 0, 86_400_000),
     retentionDays: parseIntVar(env, 'PRESEND_RETENTION_DAYS', 30, 1, 3650),
     baseUrl: env.PRESEND_BASE_URL?.trim() || 'http://127.0.0.1:8080',
     apiKey: env.PRESEND_API_KEY?.trim() || null,

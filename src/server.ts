@@ -87,8 +87,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     retentionDays: config.retentionDays,
     now,
     isDraining: () => shuttingDown,
+    ...(engines.liveChecksOff !== undefined ? { liveChecksOff: engines.liveChecksOff } : {}),
   });
-  const results = new ResultsService(backend.batches);
+  const results = new ResultsService(backend.batches, now);
   // Every key the API authenticates is a use of it (the dashboard shows the last one).
   const keyUsage = new KeyUsageRecorder(backend.keyManagement, now, logger.child({ part: 'key-usage' }));
   const app = await buildApp({
@@ -100,6 +101,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     rateLimits: { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },
     logger,
     isShuttingDown: () => shuttingDown,
+    ...(engines.liveChecksOff !== undefined ? { readinessWarnings: [engines.liveChecksOff] } : {}),
     now,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     trustProxy: config.trustProxy,

@@ -34,6 +34,8 @@ export interface AppDeps {
   /** The process's logger (src/logger.ts): Fastify logs through it. */
   logger: Logger;
   isShuttingDown: () => boolean;
+  /** What an operator must fix though the node can serve (e.g. live checks off): listed by /readyz. */
+  readinessWarnings?: readonly string[];
   now?: () => Date;
   /** How long a client may take to send a whole request, headers and body (default 60 s). */
   requestTimeoutMs?: number;
@@ -214,7 +216,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new ApiError('not_found')));
 
   await app.register(swagger, openapiOptions());
-  opsRoutes(app, { backend: deps.backend, metrics: deps.metrics, isShuttingDown: deps.isShuttingDown });
+  opsRoutes(app, { backend: deps.backend, metrics: deps.metrics, isShuttingDown: deps.isShuttingDown, warnings: deps.readinessWarnings ?? [] });
 
   await app.register(async (v1) => {
     v1.addHook('onRequest', authenticate(deps.backend, deps.rateLimits, deps.now));

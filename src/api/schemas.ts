@@ -147,11 +147,17 @@ export const COUNTER_KEYS = [
 ] as const;
 
 export const Counters = Type.Object(
-  Object.fromEntries(COUNTER_KEYS.map((k) => [k, Type.Integer({ minimum: 0 })])) as Record<(typeof COUNTER_KEYS)[number], ReturnType<typeof Type.Integer>>,
+  {
+    ...(Object.fromEntries(COUNTER_KEYS.map((k) => [k, Type.Integer({ minimum: 0 })])) as Record<(typeof COUNTER_KEYS)[number], ReturnType<typeof Type.Integer>>),
+    nextRecheckInSeconds: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Present only while `rechecking` > 0: seconds until the earliest greylisting recheck is due (0: due now).' }),
+    ),
+  },
   {
     title: 'Counters',
     additionalProperties: Type.Integer({ minimum: 0 }),
-    description: 'Addresses given, unique, duplicates; items pending, completed, failed, rechecking; one count per decision; credits held, debited, released.',
+    description:
+      'Addresses given, unique, duplicates; items pending, completed, failed, rechecking; one count per decision; credits held, debited, released; while a recheck waits, the seconds until it is due.',
   },
 );
 

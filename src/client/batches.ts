@@ -13,7 +13,16 @@ import { isSettled } from './wait.js';
 
 export type BatchesProgress =
   | { phase: 'creating'; created: number; replayed: number; batches: number }
-  | { phase: 'verifying'; finished: number; unique: number; rechecking: number; settled: number; batches: number }
+  | {
+      phase: 'verifying';
+      finished: number;
+      unique: number;
+      rechecking: number;
+      /** Seconds until the earliest waiting recheck of these batches is due; null when none waits. */
+      nextRecheckInSeconds: number | null;
+      settled: number;
+      batches: number;
+    }
   | { phase: 'exporting'; received: number; unique: number };
 
 interface BatchClient {
@@ -61,12 +70,15 @@ function verifying(batches: readonly BatchRequest[]): Verifying {
   let finished = 0;
   let unique = 0;
   let rechecking = 0;
+  let nextRecheckInSeconds: number | null = null;
   for (const { counters } of batches) {
     finished += (counters.completed ?? 0) + (counters.failed ?? 0);
     unique += counters.unique ?? counters.total ?? 0;
     rechecking += counters.rechecking ?? 0;
+    const next = counters.nextRecheckInSeconds;
+    if (next !== undefined) nextRecheckInSeconds = Math.min(next, nextRecheckInSeconds ?? next);
   }
-  return { phase: 'verifying', finished, unique, rechecking, settled: batches.filter(isSettled).length, batches: batches.length };
+  return { phase: 'verifying', finished, unique, rechecking, nextRecheckInSeconds, settled: batches.filter(isSettled).length, batches: batches.length };
 }
 
 /** Polls every unsettled batch once per round until all are completed or failed. */

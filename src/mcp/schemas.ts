@@ -39,7 +39,9 @@ export const envelopeSchema = z
 
 export const countersSchema = z
   .record(z.number().int().min(0))
-  .describe('total, unique, duplicates, pending, completed, failed, rechecking, one per decision, creditsHeld, creditsDebited, creditsReleased');
+  .describe(
+    'total, unique, duplicates, pending, completed, failed, rechecking, one per decision, creditsHeld, creditsDebited, creditsReleased; while a greylisting recheck waits, nextRecheckInSeconds',
+  );
 
 export const jobIdSchema = z.string().uuid().describe('The job id returned by verify_batch (a UUID)');
 

@@ -30,6 +30,8 @@ export interface BatchRunnerOptions {
   engines: Engines;
   metrics?: Metrics;
   recheckDelayMs: number;
+  /** The recheck delay of sandbox items (config.sandboxRecheckDelayMs). */
+  sandboxRecheckDelayMs: number;
   retentionDays: number;
   /** Items per chunk handed to verifyMany. */
   chunkSize: number;
@@ -242,8 +244,9 @@ export class BatchRunner {
     try {
       const now = this.now();
       if (result.envelope.status === 'recheck_scheduled') {
+        const recheckDelayMs = item.sandbox ? this.o.sandboxRecheckDelayMs : this.o.recheckDelayMs;
         if (item.rechecks < (this.o.maxRechecks ?? 3)) {
-          const recheckAt = new Date(now.getTime() + this.o.recheckDelayMs);
+          const recheckAt = new Date(now.getTime() + recheckDelayMs);
           await this.o.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now });
           // This process wakes itself when the recheck is due; the queue's wake-up is for the other processes of this affinity.
           this.noteRecheck(recheckAt.getTime());
@@ -251,7 +254,7 @@ export class BatchRunner {
           await this.o.work.scheduleRecheck(this.affinity, recheckAt).catch((err: unknown) => this.o.log.warn({ err }, 'could not schedule a recheck wake-up; polling covers it'));
           return;
         }
-        await this.finish(item, greylistExhausted(toStoredResult(result), now, this.o.recheckDelayMs));
+        await this.finish(item, greylistExhausted(toStoredResult(result), now, recheckDelayMs));
         return;
       }
       await this.finish(item, toStoredResult(result));
@@ -274,6 +277,7 @@ export function batchRunnerOptions(config: PresendConfig, backend: Backend, engi
     batches: backend.batches,
     engines,
     recheckDelayMs: config.recheckDelayMs,
+    sandboxRecheckDelayMs: config.sandboxRecheckDelayMs,
     retentionDays: config.retentionDays,
     chunkSize: config.workerConcurrency,
     parallelChunks: config.workerParallelChunks,

@@ -39,6 +39,8 @@ export interface BatchServiceOptions {
   maxOutstanding: number;
   now?: () => Date;
   isDraining?: () => boolean;
+  /** Engines.liveChecksOff: live batches are refused with this message while the live engine cannot probe. */
+  liveChecksOff?: string;
 }
 
 export class BatchService {
@@ -53,6 +55,8 @@ export class BatchService {
       return { kind: 'refused', code: 'invalid_request', message: 'Give exactly one of emails or listId.' };
     }
     if (this.options.isDraining?.()) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
+    const liveOff = key.mode === 'live' ? this.options.liveChecksOff : undefined;
+    if (liveOff !== undefined) return { kind: 'refused', code: 'service_unavailable', message: liveOff };
     const now = this.now();
     let outcome;
     if (body.emails !== undefined) {

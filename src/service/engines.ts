@@ -7,6 +7,19 @@ export interface Engines {
   sandbox: Engine;
   /** Sessions the live engine opened, for /metrics (set by loadEngines). */
   smtpSessions?: SmtpSessionStats;
+  /**
+   * Why live checks are refused on this server, when they are: the live engine has no probe
+   * identity (PRESEND_HELO_NAME, PRESEND_MAIL_FROM), so every address that needs a probe would
+   * come back UNKNOWN — live keys are refused with this message (nothing held or billed) instead
+   * of being charged for DNS-only answers. Undefined when the live engine can probe.
+   */
+  liveChecksOff?: string;
+}
+
+/** The refusal message for live checks on an engine without a probe identity (see Engines.liveChecksOff). */
+export function liveChecksOffMessage(missing: readonly string[]): string | undefined {
+  if (missing.length === 0) return undefined;
+  return `Live checks are off on this server until its operator sets ${missing.join(' and ')} (docs/deploy.md); nothing was billed. Sandbox keys (ps_test.) work meanwhile.`;
 }
 
 export function engineFor(engines: Engines, sandbox: boolean): Engine {

@@ -75,7 +75,7 @@ export const ERROR_CATALOG = {
   },
   service_unavailable: {
     message: 'The service is overloaded or shutting down; retry later.',
-    when: 'The process is draining for shutdown, too many single checks are in flight, or the store is unreachable (`/readyz`).',
+    when: 'The process is draining for shutdown, too many single checks are in flight, the store is unreachable (`/readyz`), or a live key calls a server whose live engine cannot probe (no PRESEND_HELO_NAME / PRESEND_MAIL_FROM; nothing is billed).',
   },
 } as const satisfies Record<string, { message: string; when: string }>;
 

@@ -67,11 +67,22 @@ export type PageOutcome =
   | { kind: 'request_not_found' }
   | { kind: 'cursor_not_found' };
 
+/** The view with `nextRecheckInSeconds` among its counters while a recheck waits. */
+export function withNextRecheck(view: BatchRequestView, now: Date): BatchRequestView {
+  if (view.nextRecheckAt === null) return view;
+  const seconds = Math.max(0, Math.ceil((Date.parse(view.nextRecheckAt) - now.getTime()) / 1000));
+  return { ...view, counters: { ...view.counters, nextRecheckInSeconds: seconds } };
+}
+
 export class ResultsService {
-  constructor(private readonly batches: BatchesRole) {}
+  constructor(
+    private readonly batches: BatchesRole,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   async status(accountId: string, requestId: string): Promise<BatchRequestView | null> {
-    return this.batches.get(accountId, requestId);
+    const view = await this.batches.get(accountId, requestId);
+    return view && withNextRecheck(view, this.now());
   }
 
   async page(accountId: string, requestId: string, query: { limit?: unknown; cursor?: unknown; offset?: unknown }): Promise<PageOutcome> {

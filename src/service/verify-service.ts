@@ -90,6 +90,8 @@ export class VerifyService {
     const parsed = parseAddress(body.email);
     if (!parsed.ok) return { kind: 'refused', code: 'invalid_email', message: invalidAddressMessage('email', body.email) };
     if (this.draining) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
+    const liveOff = key.mode === 'live' ? this.options.engines.liveChecksOff : undefined;
+    if (liveOff !== undefined) return { kind: 'refused', code: 'service_unavailable', message: liveOff };
     if (this.inFlight.size >= this.options.maxInFlight) {
       return { kind: 'refused', code: 'service_unavailable', message: 'Too many checks in progress; retry later.' };
     }

@@ -197,6 +197,12 @@ export interface Counters {
   creditsHeld: number;
   creditsDebited: number;
   creditsReleased: number;
+  /**
+   * Seconds until the earliest greylisting recheck is due, present only while `rechecking` > 0
+   * (0 when it is due now): how long a caller's progress will stand still. Added to the design's
+   * counters for the "until when" of rechecks; its value is an integer ≥ 0 like every counter.
+   */
+  nextRecheckInSeconds?: number;
 }
 
 export interface BatchRequestView {
@@ -210,6 +216,8 @@ export interface BatchRequestView {
   finalization: Finalization | null;
   sandbox: boolean;
   counters: Counters;
+  /** When the earliest greylisting recheck of the request is due; null when none waits. */
+  nextRecheckAt: string | null;
 }
 
 /** An item handed to a worker under a lease. */

@@ -26,6 +26,6 @@ function failingOn(prefix: string, engine: Engine): Engine {
 }
 
 export async function testEngines(config: PresendConfig): Promise<Engines> {
-  const sandbox = () => createSandboxEngine(undefined, { slowDelayMs: TEST_SLOW_DELAY_MS, recheckDelayMs: config.recheckDelayMs });
-  return { live: failingOn('crash', sandbox()), sandbox: sandbox() };
+  const sandbox = (recheckDelayMs: number) => createSandboxEngine(undefined, { slowDelayMs: TEST_SLOW_DELAY_MS, recheckDelayMs });
+  return { live: failingOn('crash', sandbox(config.recheckDelayMs)), sandbox: sandbox(config.sandboxRecheckDelayMs) };
 }

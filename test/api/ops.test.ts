@@ -5,6 +5,7 @@ import { startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError } from './schema-check.js';
 import { startLiveService } from '../client/live-service.js';
+import { openBackend } from '../../src/store/open-backend.js';
 
 describeOnEveryBackend('operational routes and cross-cutting behaviour', (backend) => {
   let h: Harness;
@@ -123,6 +124,55 @@ describe('presend serve', () => {
       assert.equal((await fetch(`${service.baseUrl}/healthz`)).status, 200);
       // Node prints process warnings as "(node:PID) [CODE] Name: message".
       assert.doesNotMatch(service.logs(), /\(node:\d+\)|FSTDEP\d+/);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  test('without a probe identity it says so at start-up and in /readyz, refuses live keys without billing, and serves sandbox keys', async () => {
+    const service = await startLiveService({
+      env: { PRESEND_HELO_NAME: '', PRESEND_MAIL_FROM: '' },
+      accounts: [
+        { name: 'live-off', credits: 5, test: false },
+        { name: 'trial', credits: 0, test: true },
+      ],
+    });
+    try {
+      assert.match(service.logs(), /\*\*\* Live checks are off on this server until its operator sets PRESEND_HELO_NAME .* and PRESEND_MAIL_FROM/);
+      const ready = await fetch(`${service.baseUrl}/readyz`);
+      assert.equal(ready.status, 200);
+      const body = (await ready.json()) as { status: string; warnings?: string[] };
+      assert.equal(body.status, 'ready');
+      assert.match(body.warnings?.join('\n') ?? '', /Live checks are off/);
+
+      const post = (path: string, key: string, payload: unknown) =>
+        fetch(`${service.baseUrl}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key, 'idempotency-key': `k-${path}-${key.slice(0, 12)}` },
+          body: JSON.stringify(payload),
+        });
+      // NXDOMAIN needs no probe, but a live answer from a server that cannot probe is not sold.
+      for (const [path, payload] of [
+        ['/v1/verify', { email: 'someone@nxdomain.invalid' }],
+        ['/v1/requests', { emails: ['someone@nxdomain.invalid', 'other@example.com'] }],
+      ] as const) {
+        const refused = await post(path, service.keyOf('live-off'), payload);
+        assert.equal(refused.status, 503, path);
+        const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
+        assert.equal(error.code, 'service_unavailable');
+        assert.match(error.message, /PRESEND_HELO_NAME .* PRESEND_MAIL_FROM .*nothing was billed/);
+      }
+      const sandbox = await post('/v1/verify', service.keyOf('trial'), { email: 'deliverable@example.com' });
+      assert.equal(sandbox.status, 200);
+      const store = await openBackend(service.adminEnv.PRESEND_DATABASE_URL ?? '');
+      try {
+        const account = await store.accounts.findAccountByName('live-off');
+        assert.ok(account);
+        const balance = await store.ledger.getBalance(account.id);
+        assert.deepEqual([balance.available, balance.held, balance.debited], [5, 0, 0]);
+      } finally {
+        await store.close();
+      }
     } finally {
       await service.stop();
     }

@@ -17,7 +17,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import pg from 'pg';
-import { CLI_ENTRY, REPO_ROOT, freePort } from '../client/live-service.js';
+import { REPO_ROOT, freePort } from '../client/live-service.js';
+import { CLI_NODE_ARGS } from '../cli-entry.js';
 import { freshDatabase } from '../scale/fresh-database.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
@@ -65,7 +66,7 @@ describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'n
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, 'serve', '--port', String(port)], {
+    const child = spawn(process.execPath, [...CLI_NODE_ARGS, 'serve', '--port', String(port)], {
       cwd: REPO_ROOT,
       // A worker that looks for work often: the outage finds it in the middle of a claim or a wait, as a busy one would be.
       env: { ...process.env, PRESEND_DATABASE_URL: url, PRESEND_HOST: '127.0.0.1', PRESEND_LOG_LEVEL: 'warn', PRESEND_WORKER_POLL_MS: '10' },

@@ -220,6 +220,39 @@ describeOnEveryBackend('POST /v1/requests and GET /v1/requests/{id}', (backend) 
       await g.close();
     }
   });
+
+  test('a sandbox batch rechecks at the sandbox delay, not the live one, and the counters say when the next recheck is due', async () => {
+    // The live delay at its production default: the old sandbox waited it three times (15 minutes).
+    const g = await startHarness({ backend, env: { PRESEND_RECHECK_DELAY_MS: '300000', PRESEND_SANDBOX_RECHECK_DELAY_MS: '1000' } });
+    try {
+      const a = await g.newAccount(5);
+      const emails = ['greylisted@example.com', 'deliverable@example.com'];
+      const sandbox = await g.call('POST', '/v1/requests', { key: a.test, idem: newIdem(), body: { emails } });
+      const live = await g.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails } });
+      const statusOf = async (id: string, key: string) => (await g.call('GET', `/v1/requests/${id}`, { key })).body;
+
+      const seen: number[] = [];
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const s = await statusOf(sandbox.body.request.id, a.test);
+        isBatchRequest(s);
+        if (s.counters.rechecking > 0) seen.push(s.counters.nextRecheckInSeconds);
+        else assert.equal('nextRecheckInSeconds' in s.counters, false, 'only while a recheck waits');
+        if (s.request.state === 'completed') break;
+        assert.ok(Date.now() < deadline, `the sandbox batch still ${s.request.state} after 60 s`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      assert.ok(seen.length > 0, 'the sandbox batch was seen waiting for a recheck');
+      assert.ok(seen.every((n) => Number.isInteger(n) && n >= 0 && n <= 1), `seconds to the next sandbox recheck: ${seen.join(',')}`);
+
+      // The live batch's recheck is minutes away, and says so.
+      let waiting;
+      while (!(waiting = await statusOf(live.body.request.id, a.live)).counters.rechecking) await new Promise((res) => setTimeout(res, 50));
+      assert.ok(waiting.counters.nextRecheckInSeconds > 250 && waiting.counters.nextRecheckInSeconds <= 300, `live: ${waiting.counters.nextRecheckInSeconds}`);
+    } finally {
+      await g.close();
+    }
+  });
 });
 
 describeOnEveryBackend('batches the engine cannot verify', (backend) => {

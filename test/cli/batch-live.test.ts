@@ -16,7 +16,7 @@ describe('presend batch --list-id, job and results, as child processes against a
   const presend = (args: string[], input?: string): Promise<CliRun> => runCli(args, env, input);
 
   before(async () => {
-    service = await startLiveService({ env: { PRESEND_RECHECK_DELAY_MS: '500' }, accounts: [{ name: 'batcher', credits: 0, test: true }] });
+    service = await startLiveService({ env: { PRESEND_SANDBOX_RECHECK_DELAY_MS: '500' }, accounts: [{ name: 'batcher', credits: 0, test: true }] });
     dir = await mkdtemp(join(tmpdir(), 'presend-cli-test-'));
     env = { PRESEND_BASE_URL: service.baseUrl, PRESEND_API_KEY: service.keyOf('batcher') };
   });

@@ -18,7 +18,7 @@ describe('batches and full export against a real presend serve', () => {
   let client: PresendClient;
 
   before(async () => {
-    service = await startLiveService({ env: { PRESEND_RECHECK_DELAY_MS: '1500' }, accounts: [{ name: 'exporter', credits: 0, test: true }] });
+    service = await startLiveService({ env: { PRESEND_SANDBOX_RECHECK_DELAY_MS: '1500' }, accounts: [{ name: 'exporter', credits: 0, test: true }] });
     client = new PresendClient({ baseUrl: service.baseUrl, apiKey: service.keyOf('exporter') });
   });
   after(async () => {

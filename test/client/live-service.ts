@@ -8,11 +8,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
+import { CLI_NODE_ARGS, REPO_ROOT } from '../cli-entry.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const CLI_ENTRY = join(REPO_ROOT, 'src/cli/main.ts');
+export { REPO_ROOT };
 
 export interface CliRun {
   code: number | null;
@@ -22,7 +21,7 @@ export interface CliRun {
 
 /** Runs `presend ARGS…` as a child process, as a user would. */
 export async function runCli(args: string[], env: Record<string, string | undefined>, input?: string): Promise<CliRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
+  const child = spawn(process.execPath, [...CLI_NODE_ARGS, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -113,9 +112,10 @@ export async function startLiveService(options: { env?: Record<string, string>; 
   else await admin(adminEnv, ['accounts', 'create', 'bootstrap', '--credits', '0']);
 
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, 'serve', '--port', String(port)], {
+  const child = spawn(process.execPath, [...CLI_NODE_ARGS, 'serve', '--port', String(port)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...adminEnv, PRESEND_HOST: '127.0.0.1', ...options.env },
+    // A probe identity, as an operator configures one: without it live keys are refused (docs/deploy.md).
+    env: { ...process.env, ...adminEnv, PRESEND_HOST: '127.0.0.1', PRESEND_HELO_NAME: 'probe.presend.test', PRESEND_MAIL_FROM: 'probe@presend.test', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { CLI_NODE_ARGS } from '../cli-entry.js';
 import { defaultWorld } from '../../src/mailworld/index.js';
 import { startEngineWorld } from './world-engine.js';
 
@@ -70,7 +71,7 @@ describe('engine lifecycle', () => {
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [...CLI_NODE_ARGS, ...args], {
       env: { ...process.env, ...env, PRESEND_HELO_NAME: env.PRESEND_HELO_NAME ?? '', PRESEND_MAIL_FROM: env.PRESEND_MAIL_FROM ?? '' },
     });
     let stdout = '';

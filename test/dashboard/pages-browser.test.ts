@@ -22,7 +22,8 @@ let batchUrl = '';
 
 before(async () => {
   if (noBrowser) return;
-  h = await startHarness();
+  // Sandbox rechecks a few seconds apart: long enough for the page to show one waiting.
+  h = await startHarness({ env: { PRESEND_SANDBOX_RECHECK_DELAY_MS: '4000' } });
   owner = await newOwner(h.backend, h.url, 50);
   browser = await openBrowser();
   await setPasswordAndSignIn(browser.page, owner);
@@ -82,6 +83,17 @@ test('a sandbox batch from a list shows its cost before it starts, then its prog
   assert.match(verdicts, /Catch-all domain\s+1/);
   assert.ok(await page.getByRole('img', { name: /Verdicts of this batch/ }).isVisible());
   assert.deepEqual(browser.problems, []);
+});
+
+test('while a greylisted address waits for its recheck, the batch page says so and when the next one is due', { skip: noBrowser }, async () => {
+  const { page } = browser;
+  const { key } = await createOwnerKey(h.backend.keyManagement, { accountId: owner.accountId, mode: 'test', label: 'Recheck', actor: { name: owner.email }, now: new Date() });
+  const created = await h.call('POST', '/v1/requests', { key, idem: `recheck-${Date.now()}`, body: { emails: ['greylisted@example.com', 'deliverable@example.com'] } });
+  assert.equal(created.status, 202);
+  await page.goto(`${h.url}/dashboard/batches/${created.body.request.id}`);
+  await page.getByText(/addresses final — 1 waiting for a greylisting recheck, the next in [0-4] s$/).waitFor({ timeout: 20_000 });
+  // After the last recheck the address is TRANSIENT and the batch ends: no more waiting.
+  await page.getByText('100 % — 2 of 2 addresses final').waitFor({ timeout: 60_000 });
 });
 
 test('the usage page lists the ledger and exports it as CSV', { skip: noBrowser }, async () => {

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { parse } from 'csv-parse/sync';
-import { CLI_ENTRY, REPO_ROOT, runCli, startLiveService, type LiveService } from '../client/live-service.js';
+import { CLI_NODE_ARGS } from '../cli-entry.js';
+import { REPO_ROOT, runCli, startLiveService, type LiveService } from '../client/live-service.js';
 import { consoleExamples, docFiles, markdownTable, readDoc, shownFile, textTable } from './markdown.js';
 
 describe('links and copied documents', () => {
@@ -118,7 +119,7 @@ interface PrintedWorld {
 
 /** A fresh `presend mailworld` for one test: greylisting remembers who asked before. */
 async function withMailWorld(body: (world: PrintedWorld) => Promise<void>): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, 'mailworld', '--json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...CLI_NODE_ARGS, 'mailworld', '--json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit');
   try {
     let text = '';

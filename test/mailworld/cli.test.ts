@@ -2,10 +2,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { Resolver } from 'node:dns/promises';
-import { fileURLToPath } from 'node:url';
 import { SmtpTalk } from './smtp-talk.js';
+import { CLI_NODE_ARGS } from '../cli-entry.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
 interface Printed {
   env: Record<string, string>;
@@ -16,7 +15,7 @@ interface Printed {
 }
 
 function startCli(args: string[]): { child: ReturnType<typeof spawn>; output: Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'mailworld', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI_NODE_ARGS, 'mailworld', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = new Promise<string>((resolve, reject) => {
     let text = '';
     const timer = setTimeout(() => reject(new Error(`no output in time: ${text}`)), 20_000);

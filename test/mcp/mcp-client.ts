@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CLI_ENTRY, REPO_ROOT } from '../client/live-service.js';
+import { CLI_NODE_ARGS, REPO_ROOT } from '../cli-entry.js';
 
 export interface McpSession {
   client: Client;
@@ -17,7 +17,7 @@ export interface McpSession {
 export async function connectPresendMcp(env: { PRESEND_BASE_URL: string; PRESEND_API_KEY: string }): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', CLI_ENTRY, 'mcp'],
+    args: [...CLI_NODE_ARGS, 'mcp'],
     cwd: REPO_ROOT,
     env: { ...getDefaultEnvironment(), ...env },
     stderr: 'pipe',

@@ -9,7 +9,7 @@ describe('presend mcp, driven by the official MCP client, against a real presend
   let session: McpSession;
 
   before(async () => {
-    service = await startLiveService({ env: { PRESEND_RECHECK_DELAY_MS: '300' }, accounts: [{ name: 'agent', credits: 0, test: true }] });
+    service = await startLiveService({ env: { PRESEND_SANDBOX_RECHECK_DELAY_MS: '300' }, accounts: [{ name: 'agent', credits: 0, test: true }] });
     key = service.keyOf('agent');
     session = await connectPresendMcp({ PRESEND_BASE_URL: service.baseUrl, PRESEND_API_KEY: key });
   });

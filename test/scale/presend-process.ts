@@ -1,15 +1,13 @@
 /**
  * Presend as separate processes for the scale-out tests: `presend serve --no-worker` nodes on
- * port 0 (the URL is read from the start-up log line) and `presend worker` processes, run from
- * the sources with `node --import tsx src/cli/main.ts …`.
+ * port 0 (the URL is read from the start-up log line) and `presend worker` processes, run as
+ * test/cli-entry.ts says (the build when current, else the sources through tsx).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { CLI_NODE_ARGS, REPO_ROOT } from '../cli-entry.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 /** Kept per process for diagnostics when a test fails. */
 const OUTPUT_TAIL = 20_000;
 
@@ -25,7 +23,7 @@ export interface PresendProcess {
 }
 
 export function startPresend(name: string, args: string[], env: Record<string, string>): PresendProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
+  const child = spawn(process.execPath, [...CLI_NODE_ARGS, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -28,6 +28,7 @@ test('a runner whose lease another worker took over stops the item and writes no
     engines: { live: sandbox, sandbox },
     log: createLogger('warn', logs),
     recheckDelayMs: 1_000,
+    sandboxRecheckDelayMs: 1_000,
     retentionDays: 30,
     chunkSize: 10,
     parallelChunks: 1,

@@ -9,8 +9,8 @@ import { ConfigError, loadCommandConfig, loadConfig } from '../../src/config.js'
 test('an empty environment gives every setting its documented default', () => {
   const c = loadConfig({});
   assert.deepEqual(
-    [c.databaseUrl, c.leaseMs, c.workerPollMs, c.workerAffinityGraceMs, c.workerParallelChunks, c.workerId, c.databasePoolSize, c.sharedPoolSize, c.mxSlotLeaseMs, c.sandboxSlowDelayMs],
-    ['sqlite:./data/presend.db', 60_000, 500, null, 2, hostname(), 10, 4, 15_000, null],
+    [c.databaseUrl, c.leaseMs, c.workerPollMs, c.workerAffinityGraceMs, c.workerParallelChunks, c.workerId, c.databasePoolSize, c.sharedPoolSize, c.mxSlotLeaseMs, c.sandboxSlowDelayMs, c.recheckDelayMs, c.sandboxRecheckDelayMs],
+    ['sqlite:./data/presend.db', 60_000, 500, null, 2, hostname(), 10, 4, 15_000, null, 300_000, 2_000],
   );
 });
 

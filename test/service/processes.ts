@@ -1,11 +1,12 @@
-/** Child processes of the real CLI (`node --import tsx src/cli/main.ts …`) for process-level tests. */
+/** Child processes of the real CLI (started as test/cli-entry.ts says) for process-level tests. */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { CLI_NODE_ARGS } from '../cli-entry.js';
 
 export function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  return spawn(process.execPath, [...CLI_NODE_ARGS, ...args], {
     cwd: process.cwd(),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +50,7 @@ const run = promisify(execFile);
 /** Runs one `presend …` command to its end: exit code and output. */
 export async function presend(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env } });
+    const { stdout, stderr } = await run(process.execPath, [...CLI_NODE_ARGS, ...args], { env: { ...process.env, ...env } });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

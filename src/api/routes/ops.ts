@@ -5,7 +5,10 @@ import type { Metrics } from '../../service/metrics.js';
 import { ApiError } from '../errors.js';
 import { renderDocsPage } from '../docs-page.js';
 
-export function opsRoutes(app: FastifyInstance, deps: { backend: Pick<Backend, 'ping'>; metrics: Metrics; isShuttingDown: () => boolean }): void {
+export function opsRoutes(
+  app: FastifyInstance,
+  deps: { backend: Pick<Backend, 'ping'>; metrics: Metrics; isShuttingDown: () => boolean; warnings: readonly string[] },
+): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async () => {
@@ -15,7 +18,8 @@ export function opsRoutes(app: FastifyInstance, deps: { backend: Pick<Backend, '
     } catch {
       throw new ApiError('service_unavailable', 'The store is not reachable.');
     }
-    return { status: 'ready' };
+    // Ready, but an operator has something to fix (a node that refuses live checks still serves sandbox keys and the dashboard).
+    return deps.warnings.length > 0 ? { status: 'ready', warnings: deps.warnings } : { status: 'ready' };
   });
 
   app.get('/metrics', async (_request, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));

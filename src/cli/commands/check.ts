@@ -4,18 +4,11 @@
  * "what would the engine say about this address from this machine?"
  */
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, type PresendConfig } from '../../config.js';
+import { ConfigError, loadConfig, missingProbeIdentity, type PresendConfig } from '../../config.js';
 import { createEngine } from '../../core/index.js';
 import type { EngineResult } from '../../core/index.js';
 import { EXIT } from '../output/exit-codes.js';
 import { renderTable } from '../output/table.js';
-
-function missingIdentity(config: PresendConfig): string[] {
-  const missing: string[] = [];
-  if (!config.heloName) missing.push('PRESEND_HELO_NAME (a host name of yours, e.g. probe.example.com)');
-  if (!config.mailFrom) missing.push('PRESEND_MAIL_FROM (an address of yours, e.g. verify@example.com)');
-  return missing;
-}
 
 function row(result: EngineResult): string[] {
   const e = result.envelope;
@@ -53,7 +46,7 @@ Exit codes: 0 it ran (whatever the verdicts), 2 usage or configuration error.`,
         process.stderr.write(`presend check: ${error.message}\n`);
         process.exit(EXIT.usage);
       }
-      const missing = missingIdentity(config);
+      const missing = missingProbeIdentity(config);
       if (missing.length > 0) {
         process.stderr.write(
           `presend check: mailbox probes are off until you set ${missing.join(' and ')}.\n` +

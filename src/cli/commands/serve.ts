@@ -5,6 +5,7 @@ import type { PresendConfig } from '../../config.js';
 import { startServer } from '../../server.js';
 import type { RunningServer } from '../../server.js';
 import { loadEngines } from '../../service/load-engines.js';
+import type { Engines } from '../../service/engines.js';
 import { createLogger } from '../../logger.js';
 import { openBackend } from '../../store/open-backend.js';
 
@@ -35,16 +36,23 @@ export function register(program: Command): void {
       }
       const logger = createLogger(config.logLevel);
       let server: RunningServer;
+      let engines: Engines;
       try {
         const backend = await openBackend(config.databaseUrl, { config, longRunning: true, log: logger });
         // The engine's session limiter and facts cache come from the backend: shared with every worker on PostgreSQL.
-        server = await startServer({ config, backend, logger, engines: loadEngines(config, backend.engineState), worker: flags.worker });
+        engines = loadEngines(config, backend.engineState);
+        server = await startServer({ config, backend, logger, engines, worker: flags.worker });
       } catch (err) {
         // e.g. the port is taken or the store cannot be opened: say so in one line.
         process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);
         process.exit(1);
       }
       server.app.log.info({ url: server.url, worker: flags.worker, store: server.backend.kind }, 'presend serving');
+      const liveOff = engines.liveChecksOff;
+      if (liveOff !== undefined) {
+        server.app.log.warn({ liveChecksOff: liveOff }, 'live checks are off: the engine has no probe identity');
+        process.stderr.write(`\n*** ${liveOff} ***\n`);
+      }
       // A new install: say how to sign in to the dashboard (the link goes to PRESEND_BASE_URL).
       if (!(await server.backend.users.anyUser().catch(() => true))) {
         process.stderr.write(

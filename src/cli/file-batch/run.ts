@@ -10,6 +10,7 @@ import { planBatches } from '../../client/index.js';
 import { openTable, parseRowSets, scanTable, summariseResult, writeJoinedTable, ROW_SETS, TableError, type ResultSummary, type RowSet, type TableScan } from '../../files/index.js';
 import type { CallerContext } from '../output/caller.js';
 import { EXIT, UsageError } from '../output/exit-codes.js';
+import { untilNext } from '../output/batch-view.js';
 import { inputFile, tableOptions, type TableFlags } from './input.js';
 import { joinedFormat, openJoinedOutput, type JoinedFormat } from './output.js';
 import { describeBatches, describeCounts, describeLayout, inputJson, plural } from './report.js';
@@ -105,7 +106,7 @@ export async function runFileBatch(client: PresendClient, file: string, flags: F
         {
           onProgress: (p) => {
             if (p.phase !== 'verifying') return;
-            const waiting = p.rechecking > 0 ? `${p.rechecking} waiting for a greylisting recheck` : '';
+            const waiting = p.rechecking > 0 ? `${p.rechecking} waiting for a greylisting recheck${untilNext(p.nextRecheckInSeconds)}` : '';
             context.progress.update('verifying', p.finished, p.unique, [waiting, p.batches > 1 ? `${p.settled}/${p.batches} batches done` : ''].filter(Boolean).join(', '));
           },
         },

@@ -34,7 +34,16 @@ export function batchProgress(batch: BatchRequest): { done: number; total: numbe
   const done = (counters.completed ?? 0) + (counters.failed ?? 0);
   const total = counters.unique ?? counters.total ?? done;
   const rechecking = counters.rechecking ?? 0;
-  return { done, total, detail: `${batch.request.state}${rechecking > 0 ? `, ${rechecking} rechecking` : ''}` };
+  return { done, total, detail: `${batch.request.state}${rechecking > 0 ? `, ${rechecking} rechecking${untilNext(counters.nextRecheckInSeconds ?? null)}` : ''}` };
+}
+
+/** " (next in 4 min 10 s, at 14:32:05)": when progress moves again while rechecks wait. */
+export function untilNext(seconds: number | null, now: Date = new Date()): string {
+  if (seconds === null) return '';
+  if (seconds === 0) return ' (next one due now)';
+  const at = new Date(now.getTime() + seconds * 1000).toLocaleTimeString('en-GB', { hour12: false });
+  const wait = seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
+  return ` (next in ${wait}, at ${at})`;
 }
 
 /** Polls a batch until it is completed or failed, moving the command's progress bar. */

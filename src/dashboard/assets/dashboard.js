@@ -83,7 +83,10 @@
       var done = c.completed + c.failed;
       bar.max = Math.max(1, c.unique);
       bar.value = done;
-      say(text, Math.floor((100 * done) / Math.max(1, c.unique)) + ' % — ' + done + ' of ' + c.unique + ' addresses final');
+      var waiting = c.rechecking > 0 && c.nextRecheckInSeconds !== undefined
+        ? ' — ' + c.rechecking + ' waiting for a greylisting recheck, the next in ' + c.nextRecheckInSeconds + ' s'
+        : '';
+      say(text, Math.floor((100 * done) / Math.max(1, c.unique)) + ' % — ' + done + ' of ' + c.unique + ' addresses final' + waiting);
       Object.keys(c).forEach(function (name) {
         var cell = document.querySelector('[data-counter="' + name + '"]');
         if (cell) cell.textContent = String(c[name]);

@@ -140,6 +140,12 @@ function downloads(view: BatchRequestView, joined: boolean): string {
   </ul>`;
 }
 
+/** Why progress stands still: greylisted addresses waiting for their recheck, and when the next is due (the same words as dashboard.js). */
+function rechecksWaiting(c: Counters): string {
+  if (c.rechecking === 0 || c.nextRecheckInSeconds === undefined) return '';
+  return ` — ${c.rechecking} waiting for a greylisting recheck, the next in ${c.nextRecheckInSeconds} s`;
+}
+
 export function batchPage(input: { view: BatchRequestView; verdicts: VerdictCount[]; listName: string | null; joined: boolean }): string {
   const { view } = input;
   const c = view.counters;
@@ -156,7 +162,7 @@ export function batchPage(input: { view: BatchRequestView; verdicts: VerdictCoun
   <div!${final ? '' : html` data-batch-events="/dashboard/batches/${view.id}/events"`}>
     <label for="batch-progress">Progress</label>
     <progress id="batch-progress" max="${Math.max(1, c.unique)}" value="${done}">${percent} %</progress>
-    <p data-progress-text role="status">${percent} % — ${done} of ${c.unique} addresses final</p>
+    <p data-progress-text role="status">${percent} % — ${done} of ${c.unique} addresses final${rechecksWaiting(c)}</p>
   </div>
   <h2>Decisions</h2>
   !${counterTable('Addresses by decision', c, DECISION_COUNTERS)}

@@ -41,14 +41,15 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
   async function view(tx: Tx, r: RequestRow): Promise<BatchRequestView> {
     const counts = { id: r.id, sandbox: Boolean(r.sandbox), final_count: r.final_count, open_count: r.open_count };
     const from = requestGroups.countedUpTo(counts);
-    const rows = await tx.all<FinalGroup & { recheck: number | boolean }>(
-      `SELECT 0 AS recheck, envelope_status AS "envelopeStatus", decision, billing, COUNT(*) AS count
+    const rows = await tx.all<FinalGroup & { recheck: number | boolean; due: string | Date | null }>(
+      `SELECT 0 AS recheck, envelope_status AS "envelopeStatus", decision, billing, COUNT(*) AS count, NULL AS due
          FROM items WHERE request_id = ? AND final_seq > ? AND final_seq <= ? GROUP BY envelope_status, decision, billing
        UNION ALL
-       SELECT 1, NULL, NULL, 'none', COUNT(*) FROM items WHERE request_id = ? AND state = 'recheck'`,
+       SELECT 1, NULL, NULL, 'none', COUNT(*), MIN(not_before) FROM items WHERE request_id = ? AND state = 'recheck'`,
       [r.id, from, r.final_count, r.id],
     );
-    const rechecking = rows.find((g) => Number(g.recheck) === 1)?.count ?? 0;
+    const waiting = rows.find((g) => Number(g.recheck) === 1);
+    const rechecking = waiting?.count ?? 0;
     const added = rows.filter((g) => Number(g.recheck) === 0).map(({ envelopeStatus, decision, billing, count }) => ({ envelopeStatus, decision, billing, count }));
     return {
       id: r.id,
@@ -61,6 +62,7 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
       finalization: r.finalization_json ? (JSON.parse(r.finalization_json) as Finalization) : null,
       sandbox: counts.sandbox,
       counters: countersFrom(r.total, r.unique_count, requestGroups.groups(counts, added, rechecking)),
+      nextRecheckAt: rechecking > 0 && waiting?.due ? new Date(waiting.due).toISOString() : null,
     };
   }
 

@@ -99,7 +99,7 @@ describeOnEveryBackend('batches over large lists', (backend) => {
   });
 
   test('a list over PRESEND_LIST_MAX_ENTRIES is 422 list_too_large; work past PRESEND_ACCOUNT_MAX_OUTSTANDING is 429 with Retry-After', async () => {
-    const g = await startHarness({ backend, env: { PRESEND_LIST_MAX_ENTRIES: '3', PRESEND_ACCOUNT_MAX_OUTSTANDING: '5', PRESEND_RECHECK_DELAY_MS: '600000' } });
+    const g = await startHarness({ backend, env: { PRESEND_LIST_MAX_ENTRIES: '3', PRESEND_ACCOUNT_MAX_OUTSTANDING: '5', PRESEND_RECHECK_DELAY_MS: '600000', PRESEND_SANDBOX_RECHECK_DELAY_MS: '600000' } });
     try {
       const a = await g.newAccount(100);
       const list = await g.backend.lists.importList({ accountId: a.accountId, name: 'four', now: new Date(), entries: [['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com']] });

@@ -25,8 +25,9 @@ export function openSqliteBackend(databaseUrl: string, config: BackendConfig, op
     {
       bulk: sqliteBulkWrites,
       claim: claimSqlite,
-      // Each result is written synchronously on the event loop: small groups keep one write short (BENCHMARKS.md §6).
+      // Each transaction runs synchronously on the event loop: small groups of results and claims keep one short (BENCHMARKS.md §6).
       resultsPerWrite: 100,
+      claimPerWrite: 250,
     },
     {
       kind: 'sqlite',

@@ -211,7 +211,8 @@ export async function listsBench(size = SIZE, rounds = ROUNDS): Promise<Section>
       targetRow(`lists (${storeName}): ${label} batch finalized`, `${fmt(med.finalizedS, 1)} s`, med.finalizedS, 'at most', TARGETS.finalizedS, ' s'),
       targetRow(`lists (${storeName}): server peak RSS`, `${fmt(peakRss)} MB`, peakRss, 'at most', TARGETS.rssMb, ' MB'),
     ];
-    return { id: 'lists', title: `6. Lists at scale (${storeName})`, body, summary };
+    // Each store has its own section, so a PostgreSQL run keeps the SQLite figures and the other way round.
+    return { id: postgres ? 'lists-postgres' : 'lists', title: `6. Lists at scale (${storeName})`, body, summary };
   } finally {
     rmSync(service.dir, { recursive: true, force: true });
     await postgres?.drop();

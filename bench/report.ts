@@ -15,7 +15,7 @@ export const PREAMBLE = [
   'These are benchmarks, not tests: CI does not run them and no test asserts a time.',
 ].join(' ');
 
-const ORDER = ['engine', 'compare', 'api', 'batch', 'scale', 'lists'];
+const ORDER = ['engine', 'compare', 'api', 'batch', 'scale', 'lists', 'lists-postgres'];
 const START = (id: string): string => `<!-- bench:${id}:start -->`;
 const END = (id: string): string => `<!-- bench:${id}:end -->`;
 /** The summary rows per benchmark, kept as JSON in a comment so a partial run can rewrite the table. */

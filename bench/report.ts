@@ -8,7 +8,14 @@ import type { Section, SummaryRow } from './section.js';
 import { table } from './section.js';
 import { machine } from './stats.js';
 
-const ORDER = ['engine', 'compare', 'api', 'batch', 'scale', 'postfix', 'export'];
+/** The paragraph under the title of BENCHMARKS.md. */
+export const PREAMBLE = [
+  'Written by `npm run bench` (bench/run.ts); each benchmark can run alone: `npm run bench -- engine|compare|api|batch|scale|postfix|export|lists` (postfix needs the Debian postfix package and root; it is skipped, with the reason, where either is missing).',
+  'Every benchmark measures its baseline in the same run and reports ratios, since absolute times on a shared machine drift.',
+  'These are benchmarks, not tests: CI does not run them and no test asserts a time.',
+].join(' ');
+
+const ORDER = ['engine', 'compare', 'api', 'batch', 'scale', 'postfix', 'export', 'lists', 'lists-postgres'];
 const START = (id: string): string => `<!-- bench:${id}:start -->`;
 const END = (id: string): string => `<!-- bench:${id}:end -->`;
 /** The summary rows per benchmark, kept as JSON in a comment so a partial run can rewrite the table. */

@@ -1,11 +1,11 @@
 /**
- * `npm run bench [-- engine|compare|api|batch|scale|postfix|export ...]`: runs the benchmarks (all seven by
+ * `npm run bench [-- engine|compare|api|batch|scale|postfix|export|lists ...]`: runs the benchmarks (all eight by
  * default, in that order) on this machine and writes their figures into BENCHMARKS.md.
  * Benchmarks, not tests: nothing here asserts a time; targets are reported as met or missed.
  */
 import { fileURLToPath } from 'node:url';
 import { engineBench } from './engine.js';
-import { writeReport } from './report.js';
+import { PREAMBLE, writeReport } from './report.js';
 import type { Section } from './section.js';
 
 type Bench = () => Promise<Section>;
@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   scale: async () => (await import('./scale.js')).scaleBench,
   postfix: async () => (await import('./postfix.js')).postfixBench,
   export: async () => (await import('./export.js')).exportBench,
+  lists: async () => (await import('./lists.js')).listsBench,
 };
 
 const TITLES: Record<string, string> = {
@@ -28,13 +29,8 @@ const TITLES: Record<string, string> = {
   scale: '5. Scale-out',
   postfix: '6. Real Postfix (stock defences)',
   export: '7. Full export at the default limits',
+  lists: '8. Lists at scale',
 };
-
-const PREAMBLE = [
-  'Written by `npm run bench` (bench/run.ts); each benchmark can run alone: `npm run bench -- engine|compare|api|batch|scale|postfix|export` (postfix needs the Debian postfix package and root; it is skipped, with the reason, where either is missing).',
-  'Every benchmark measures its baseline in the same run and reports ratios, since absolute times on a shared machine drift.',
-  'These are benchmarks, not tests: CI does not run them and no test asserts a time.',
-].join(' ');
 
 const REPORT = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
 

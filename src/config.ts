@@ -117,6 +117,23 @@ export interface PresendConfig {
   trustProxy: boolean | number | string[];
   /** The largest file the dashboard accepts for a list (PRESEND_DASHBOARD_MAX_UPLOAD_MB). */
   dashboardMaxUploadBytes: number;
+  /**
+   * The most entries a stored list may have (PRESEND_LIST_MAX_ENTRIES): an import stops (the list
+   * is marked failed) and a batch over a longer list is refused `list_too_large` (422) beyond it.
+   */
+  listMaxEntries: number;
+  /**
+   * The most unfinished batch items one account may have at once, over all its open batches
+   * (PRESEND_ACCOUNT_MAX_OUTSTANDING): a batch that would pass it is refused `too_much_outstanding_work` (429).
+   */
+  accountMaxOutstanding: number;
+  /**
+   * Entries of a list copied into a batch per transaction (PRESEND_LIST_FILL_CHUNK): one chunk is
+   * what the event loop and memory hold at a time while a list batch is written.
+   */
+  listFillChunk: number;
+  /** Rows deleted per transaction by the retention purge, which yields between them (PRESEND_PURGE_CHUNK). */
+  purgeChunk: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -266,6 +283,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     logLevel: env.PRESEND_LOG_LEVEL?.trim() || 'info',
     trustProxy: parseTrustProxy(env.PRESEND_TRUST_PROXY),
     dashboardMaxUploadBytes: parseIntVar(env, 'PRESEND_DASHBOARD_MAX_UPLOAD_MB', 100, 1, 10_240) * 1024 * 1024,
+    listMaxEntries: parseIntVar(env, 'PRESEND_LIST_MAX_ENTRIES', 1_000_000, 1, 100_000_000),
+    accountMaxOutstanding: parseIntVar(env, 'PRESEND_ACCOUNT_MAX_OUTSTANDING', 2_000_000, 1, 1_000_000_000),
+    listFillChunk: parseIntVar(env, 'PRESEND_LIST_FILL_CHUNK', 500, 10, 100_000),
+    purgeChunk: parseIntVar(env, 'PRESEND_PURGE_CHUNK', 2_000, 10, 100_000),
     ...overrides,
   };
   if (config.mailFrom && config.heloName === null) {

@@ -10,6 +10,7 @@ import type { Logger } from './logger.js';
 import type { Backend } from './store/backend.js';
 import { openBackend } from './store/open-backend.js';
 import { BatchRunner, batchRunnerOptions } from './service/batch-runner.js';
+import { ListBatchFiller, listBatchFillerOptions } from './service/list-batch-fill.js';
 import type { BatchRunnerOptions } from './service/batch-runner.js';
 import { VerifyService } from './service/verify-service.js';
 import { BatchService } from './service/batch-service.js';
@@ -80,10 +81,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     now,
     log: logger.child({ part: 'verify' }),
   });
+  const filler = new ListBatchFiller(listBatchFillerOptions(config, backend, logger.child({ part: 'list-fill' }), now));
   const batches = new BatchService({
     batches: backend.batches,
     lists: backend.lists,
     work: backend.work,
+    filler,
+    listMaxEntries: config.listMaxEntries,
+    maxOutstanding: config.accountMaxOutstanding,
     retentionDays: config.retentionDays,
     now,
     isDraining: () => shuttingDown,
@@ -119,7 +124,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     verify,
     batches,
     results,
-    uploads: new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }) }),
+    uploads: new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }), leaseMs: config.leaseMs, maxEntries: config.listMaxEntries }),
     now,
     maxUploadBytes: config.dashboardMaxUploadBytes,
   });
@@ -134,8 +139,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     try {
       const t = now();
       await backend.verifications.failStale(new Date(t.getTime() - STALE_VERIFICATION_MS), t);
-      const purged = await backend.retention.purgeExpired(t, config.retentionDays);
-      if (purged.requests > 0) app.log.info(purged, 'retention purge');
+      // List imports whose process died (kill -9 of `presend lists import`) end failed.
+      const lapsed = await backend.lists.failLapsedImports(t);
+      if (lapsed > 0) app.log.warn({ lists: lapsed }, 'list imports whose process stopped were marked failed');
+      const purged = await backend.retention.purgeExpired(t, config.retentionDays, { chunk: config.purgeChunk });
+      if (purged.requests > 0 || purged.failedLists > 0) app.log.info(purged, 'retention purge');
     } catch (err) {
       app.log.error({ err }, 'housekeeping failed');
     }
@@ -146,6 +154,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   await app.listen({ host: config.host, port: config.port });
   worker?.start();
+  filler.start();
   verify.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -160,7 +169,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     closing ??= (async () => {
       stopAccepting();
       clearInterval(purgeTimer);
-      await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop()]);
+      await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop(), filler.stop()]);
       await keyUsage.close();
       await closeEngines(engines);
       await backend.close();

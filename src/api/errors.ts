@@ -24,7 +24,9 @@ export const HTTP_STATUS = {
   cursor_not_found: 404,
   not_found: 404,
   list_not_ready: 422,
+  list_too_large: 422,
   rate_limited: 429,
+  too_much_outstanding_work: 429,
   internal_error: 500,
   engine_unavailable: 502,
   service_unavailable: 503,
@@ -67,8 +69,10 @@ export const ROUTE_ERRORS: Record<RouteName, RouteErrors> = {
       'insufficient_credits',
       'list_not_found',
       'list_not_ready',
+      'list_too_large',
       'idempotency_key_reused',
       'rate_limited',
+      'too_much_outstanding_work',
       'service_unavailable',
     ],
     // docs/design.md §4: a reused key with a different body is "well-formed but refused" here.
@@ -105,6 +109,8 @@ export class ApiError extends Error {
 
 /** A service refusal answered on `route`. */
 export function refusalError(route: RouteName, refused: Refusal): ApiError {
-  const headers: Record<string, string> = refused.retryAfterSeconds === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(refused.retryAfterSeconds))) };
+  // Every 429 says when to retry (docs/interface-spec.md §7); other refusals when they know.
+  const seconds = refused.retryAfterSeconds ?? (statusOf(refused.code, route) === 429 ? 1 : undefined);
+  const headers: Record<string, string> = seconds === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(seconds))) };
   return new ApiError(refused.code, refused.message, headers, route);
 }

@@ -15,7 +15,9 @@ export type TableErrorCode =
   | 'malformed_xlsx'
   | 'no_email_column'
   | 'unknown_column'
-  | 'empty_file';
+  | 'empty_file'
+  /** More addresses than a list may have (PRESEND_LIST_MAX_ENTRIES). */
+  | 'too_many_rows';
 
 export class TableError extends Error {
   override readonly name = 'TableError';

@@ -7,7 +7,8 @@
  */
 import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord } from '../store/store.js';
 import type { Backend } from '../store/backend.js';
-import { ListImportFailed } from '../store/roles/lists.js';
+import type { ListOverview } from '../store/owner-records.js';
+import { ListImportFailed, ListTooLarge } from '../store/roles/lists.js';
 import { displayPrefixOf, generateApiKey, keyShape } from './keys.js';
 
 /**
@@ -114,7 +115,13 @@ class UnreadableEntries extends Error {}
  * Entries that cannot be read to the end, or none at all, are a refusal naming the failed list;
  * a store failure is thrown.
  */
-export async function importList(backend: Backend, accountName: string, entries: AsyncIterable<string>, label: string | null): Promise<AdminOutcome<ListRecord>> {
+export async function importList(
+  backend: Backend,
+  accountName: string,
+  entries: AsyncIterable<string>,
+  label: string | null,
+  limits: { maxEntries?: number; leaseMs?: number } = {},
+): Promise<AdminOutcome<ListRecord>> {
   const a = await account(backend, accountName);
   if (a.kind === 'refused') return a;
   let read = 0;
@@ -135,11 +142,33 @@ export async function importList(backend: Backend, accountName: string, entries:
     if (chunk.length > 0) yield chunk;
   }
   try {
-    return done(await backend.lists.importList({ accountId: a.value.id, name: label, now: new Date(), entries: chunks() }));
+    return done(await backend.lists.importList({ accountId: a.value.id, name: label, now: new Date(), entries: chunks(), ...limits }));
   } catch (err) {
     if (!(err instanceof ListImportFailed)) throw err;
+    if (err.cause instanceof ListTooLarge) return refused('invalid_argument', err.message);
     if (err.cause instanceof UnreadableEntries) return refused('unreadable_input', err.message);
     if (read === 0) return refused('empty_input', err.message);
     throw err;
   }
+}
+
+/** The lists of an account, newest first (`presend lists list`); imports whose process died are marked failed first. */
+export async function listLists(backend: Backend, accountName: string, limit = 1_000): Promise<AdminOutcome<ListOverview[]>> {
+  const a = await account(backend, accountName);
+  if (a.kind === 'refused') return a;
+  await backend.lists.failLapsedImports(new Date());
+  return done(await backend.listFiles.listLists(a.value.id, limit));
+}
+
+/** The list `listId` of the account, to show before deleting it. */
+export async function listToDelete(backend: Backend, accountName: string, listId: string): Promise<AdminOutcome<ListRecord>> {
+  const a = await account(backend, accountName);
+  if (a.kind === 'refused') return a;
+  const list = await backend.lists.getList(a.value.id, listId);
+  return list ? done(list) : refused('not_found', `account "${accountName}" has no list ${listId}`);
+}
+
+/** Deletes the list with its entries, kept file and bad rows (the entries in small transactions). */
+export async function deleteList(backend: Backend, list: ListRecord): Promise<boolean> {
+  return backend.listFiles.deleteList(list.accountId, list.id);
 }

@@ -1,17 +1,24 @@
 /**
  * Batch creation (`POST /v1/requests`): validate, normalise and de-duplicate the addresses
  * (DESIGN.md §4), then let the store create request + items + hold in one transaction, and
- * wake the workers.
+ * wake the workers. A batch over a stored list is created with its count and no items; its items
+ * are copied from the list in chunks in the background (src/service/list-batch-fill.ts), so a
+ * list of a million entries costs this call one small transaction.
+ *
+ * Caps: a list longer than `listMaxEntries` is refused `list_too_large`; a batch that would take
+ * the account's unfinished items past `maxOutstanding` is refused `too_much_outstanding_work`.
  */
 import { parseAddress } from '../core/syntax/address.js';
 import { invalidAddressMessage } from '../core/syntax/problems.js';
-import type { SyntaxError } from '../core/syntax/address.js';
-import { syntaxRejection } from '../core/syntax-rejection.js';
-import { toStoredResult } from '../store/store.js';
-import type { AuthenticatedKey, BatchRequestView, NewBatchItem } from '../store/store.js';
+import type { AuthenticatedKey, BatchRequestView } from '../store/store.js';
 import type { BatchesRole, ListsRole, WorkQueueRole } from '../store/backend.js';
 import type { Refusal } from './errors.js';
 import { idempotencyClaim } from './idempotency.js';
+import { dedupe } from './batch-items.js';
+import type { ListBatchFiller } from './list-batch-fill.js';
+
+/** How long a caller refused for outstanding work is told to wait: batches take minutes, not seconds. */
+const OUTSTANDING_RETRY_AFTER_S = 60;
 
 export const BATCH_ROUTE = 'POST /v1/requests';
 
@@ -24,6 +31,12 @@ export interface BatchServiceOptions {
   lists: ListsRole;
   work: WorkQueueRole;
   retentionDays: number;
+  /** Copies list batches into items (the process that creates one starts its fill). */
+  filler: ListBatchFiller;
+  /** PRESEND_LIST_MAX_ENTRIES. */
+  listMaxEntries: number;
+  /** PRESEND_ACCOUNT_MAX_OUTSTANDING. */
+  maxOutstanding: number;
   now?: () => Date;
   isDraining?: () => boolean;
   /** Engines.liveChecksOff: live batches are refused with this message while the live engine cannot probe. */
@@ -45,46 +58,52 @@ export class BatchService {
     const liveOff = key.mode === 'live' ? this.options.liveChecksOff : undefined;
     if (liveOff !== undefined) return { kind: 'refused', code: 'service_unavailable', message: liveOff };
     const now = this.now();
-    let items: NewBatchItem[];
-    let total: number;
+    let outcome;
     if (body.emails !== undefined) {
       const parsed = body.emails.map((e) => parseAddress(e));
       const bad = parsed.findIndex((p) => !p.ok);
       if (bad >= 0) {
         return { kind: 'refused', code: 'invalid_email', message: invalidAddressMessage(`emails[${bad}]`, body.emails[bad]) };
       }
-      total = body.emails.length;
-      items = dedupe(parsed.map((p) => (p.ok ? { email: p.address.normalized, domain: p.address.domain } : null)), now);
+      outcome = await batches.create({
+        ...this.common(key, body, idempotencyKey, now),
+        mode: 'emails',
+        listId: null,
+        total: body.emails.length,
+        items: dedupe(parsed.map((p) => (p.ok ? { email: p.address.normalized, domain: p.address.domain } : null)), now),
+      });
     } else {
       const list = await lists.getList(key.accountId, body.listId as string);
       if (!list) return { kind: 'refused', code: 'list_not_found' };
       if (list.state !== 'ready') return { kind: 'refused', code: 'list_not_ready', message: `The list is ${list.state}, not ready.` };
-      const entries = await lists.readListEntries(list.id);
-      total = entries.length;
-      // An invalid address inside a stored list is a `rejected` item, not a 400 (DESIGN.md §5).
-      items = dedupe(
-        entries.map((e) => {
-          const p = parseAddress(e);
-          return p.ok ? { email: p.address.normalized, domain: p.address.domain } : { email: e.trim(), domain: '', rejected: p.error };
-        }),
-        now,
-      );
+      if (list.entries > this.options.listMaxEntries) {
+        return {
+          kind: 'refused',
+          code: 'list_too_large',
+          message: `The list has ${list.entries.toLocaleString('en-US')} entries; at most ${this.options.listMaxEntries.toLocaleString('en-US')} are verified in one batch.`,
+        };
+      }
+      // An invalid address inside a stored list becomes a `rejected` item, not a 400 (DESIGN.md §5), as its chunk is written.
+      outcome = await batches.create({
+        ...this.common(key, body, idempotencyKey, now),
+        mode: 'list',
+        listId: list.id,
+        total: list.entries,
+        items: [],
+        fillFromList: { leaseUntil: this.options.filler.leaseUntil() },
+      });
+      if (outcome.kind === 'created') this.options.filler.fill(outcome.request.id, list.id);
     }
-    const outcome = await batches.create({
-      accountId: key.accountId,
-      keyId: key.keyId,
-      mode: body.emails !== undefined ? 'emails' : 'list',
-      listId: body.listId ?? null,
-      total,
-      items,
-      billable: key.mode === 'live',
-      idempotency: idempotencyClaim(BATCH_ROUTE, key.mode, idempotencyKey, body, now),
-      now,
-      retentionDays: this.options.retentionDays,
-    });
     switch (outcome.kind) {
       case 'idempotency_mismatch':
         return { kind: 'refused', code: 'idempotency_key_reused' };
+      case 'too_much_outstanding_work':
+        return {
+          kind: 'refused',
+          code: 'too_much_outstanding_work',
+          message: `This batch adds ${outcome.adding.toLocaleString('en-US')} items to the account's ${outcome.outstanding.toLocaleString('en-US')} unfinished ones; at most ${outcome.max.toLocaleString('en-US')} may be unfinished at once.`,
+          retryAfterSeconds: OUTSTANDING_RETRY_AFTER_S,
+        };
       case 'insufficient_credits':
         return {
           kind: 'refused',
@@ -98,16 +117,17 @@ export class BatchService {
         return outcome;
     }
   }
-}
 
-function dedupe(entries: Array<{ email: string; domain: string; rejected?: SyntaxError } | null>, now: Date): NewBatchItem[] {
-  const seen = new Map<string, NewBatchItem>();
-  for (const e of entries) {
-    if (!e || seen.has(e.email)) continue;
-    seen.set(
-      e.email,
-      e.rejected ? { email: e.email, domain: e.domain, finalResult: toStoredResult(syntaxRejection(e.email, e.rejected, now)) } : { email: e.email, domain: e.domain },
-    );
+  /** What every batch creation gives the store besides its items. */
+  private common(key: AuthenticatedKey, body: { emails?: string[]; listId?: string }, idempotencyKey: string, now: Date) {
+    return {
+      accountId: key.accountId,
+      keyId: key.keyId,
+      billable: key.mode === 'live',
+      idempotency: idempotencyClaim(BATCH_ROUTE, key.mode, idempotencyKey, body, now),
+      now,
+      retentionDays: this.options.retentionDays,
+      maxOutstanding: this.options.maxOutstanding,
+    };
   }
-  return [...seen.values()];
 }

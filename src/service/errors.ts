@@ -53,6 +53,14 @@ export const ERROR_CATALOG = {
     message: 'The list is not ready.',
     when: 'The list named by `listId` is still importing, or its import failed.',
   },
+  list_too_large: {
+    message: 'The list has more entries than this service verifies in one batch.',
+    when: 'The list named by `listId` has more entries than `PRESEND_LIST_MAX_ENTRIES` (default 1,000,000); the message gives both numbers. Nothing is held.',
+  },
+  too_much_outstanding_work: {
+    message: 'The account has too many unfinished batch items; retry after the delay in Retry-After.',
+    when: 'The batch would take the account’s unfinished batch items (over all its open batches) past `PRESEND_ACCOUNT_MAX_OUTSTANDING` (default 2,000,000); `Retry-After` says when to try again. Nothing is held.',
+  },
   rate_limited: {
     message: 'Too many requests; retry after the delay in Retry-After.',
     when: 'The key’s token bucket is empty, or the key or its account already has as many single checks running as it may (its cap, or its fair share of a busy process); `Retry-After` says how many seconds to wait.',

@@ -40,7 +40,14 @@ export interface ListUploadsDeps {
   listFiles: ListFilesRole;
   now?: () => Date;
   log?: Logger;
+  /** The import's lease, renewed by each chunk (config.leaseMs); an import whose node died is marked failed once it lapses. */
+  leaseMs?: number;
+  /** The most entries a list may have (config.listMaxEntries). */
+  maxEntries?: number;
 }
+
+/** Default lease of an upload's import (config.leaseMs). */
+const DEFAULT_LEASE_MS = 60_000;
 
 /** The columns of a sample that hold addresses: named so in the header, or addresses in most of their cells. */
 export function addressColumns(layout: TableLayout, sample: readonly TableRow[]): ColumnChoice[] {
@@ -69,7 +76,7 @@ export class ListUploads {
   async upload(input: { accountId: string; uploadedBy: string; fileName: string; name: string | null; stream: AsyncIterable<Uint8Array>; column?: string }): Promise<UploadOutcome> {
     const { lists, listFiles } = this.deps;
     const now = this.now();
-    const list = await lists.createList({ accountId: input.accountId, name: input.name ?? input.fileName, now });
+    const list = await lists.createList({ accountId: input.accountId, name: input.name ?? input.fileName, now, leaseUntil: this.leaseUntil() });
     await listFiles.attachFile({ listId: list.id, accountId: input.accountId, fileName: input.fileName, uploadedBy: input.uploadedBy, now });
     const kept = this.keep(list.id, input.stream);
     try {
@@ -102,6 +109,8 @@ export class ListUploads {
     const stored = JSON.parse(file.layoutJson) as StoredLayout;
     const layout: TableLayout = { ...stored.layout, emailColumn: choice.index, emailColumnLabel: `"${choice.label}"` };
     if (!(await this.deps.listFiles.takeColumnChoice(accountId, listId, JSON.stringify({ layout, width: 0 } satisfies StoredLayout)))) return false;
+    // The import runs again from here: leased, so a node that dies during it leaves it failed, not importing.
+    await this.deps.lists.renewImportLease(listId, this.leaseUntil());
     void (async () => {
       try {
         const table = await openTable({ stream: this.deps.listFiles.readFile(listId) }, { layout });
@@ -112,6 +121,10 @@ export class ListUploads {
       }
     })();
     return true;
+  }
+
+  private leaseUntil(): Date {
+    return new Date(this.now().getTime() + (this.deps.leaseMs ?? DEFAULT_LEASE_MS));
   }
 
   /** Deletes a list of the account with its kept file and bad rows; false for an unknown list or another account's. */
@@ -143,15 +156,17 @@ export class ListUploads {
     });
     let chunk: string[] = [];
     let count = 0;
+    const max = this.deps.maxEntries ?? Number.POSITIVE_INFINITY;
     for await (const entry of entries) {
       chunk.push(entry);
       count += 1;
+      if (count > max) throw new TableError('too_many_rows', `the file has more than ${max.toLocaleString('en-US')} addresses, the most a list may have`);
       if (chunk.length === ENTRY_CHUNK) {
-        await lists.appendListEntries(listId, chunk);
+        await lists.appendListEntries(listId, chunk, this.leaseUntil());
         chunk = [];
       }
     }
-    if (chunk.length > 0) await lists.appendListEntries(listId, chunk);
+    if (chunk.length > 0) await lists.appendListEntries(listId, chunk, this.leaseUntil());
     await flushBad();
     if (count === 0) throw new TableError('empty_file', `no addresses in ${layout.emailColumnLabel}`);
     return { list: await lists.finishListImport(listId, 'ready'), width };

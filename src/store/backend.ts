@@ -34,6 +34,7 @@ import type {
   ItemResultOutcome,
   KeyMode,
   ListRecord,
+  NewBatchItem,
   PurgeOutcome,
   RateDecision,
   ResultsSlice,
@@ -127,19 +128,62 @@ export interface BatchesRole {
 
 /** Stored lists (`presend lists import`, `POST /v1/requests {listId}`). */
 export interface ListsRole {
-  createList(input: { accountId: string; name: string | null; now: Date }): Promise<ListRecord>;
-  appendListEntries(listId: string, emails: readonly string[]): Promise<void>;
+  /** `leaseUntil`: the import's lease (renewed by each append); without it the list is never failed as lapsed. */
+  createList(input: { accountId: string; name: string | null; now: Date; leaseUntil?: Date }): Promise<ListRecord>;
+  /** Appends a chunk (and renews the lease to `leaseUntil` when given); throws when the list is no longer importing. */
+  appendListEntries(listId: string, emails: readonly string[], leaseUntil?: Date): Promise<void>;
   finishListImport(listId: string, state: 'ready' | 'failed'): Promise<ListRecord>;
+  /** Extends the lease of an import still under way (an upload whose owner just picked the column). */
+  renewImportLease(listId: string, leaseUntil: Date): Promise<void>;
+  /** Marks `failed` every import whose lease ran out before `now` (its process died); returns how many. */
+  failLapsedImports(now: Date): Promise<number>;
   /** Null for an unknown list or one of another account. */
   getList(accountId: string, listId: string): Promise<ListRecord | null>;
-  /** Entries in import order. */
+  /** Entries in import order (every one in memory: small lists only, e.g. a cost estimate). */
   readListEntries(listId: string): Promise<string[]>;
+  /** At most `limit` entries from position `fromPosition` on, in import order (positions start at 0). */
+  readListSlice(listId: string, fromPosition: number, limit: number): Promise<Array<{ position: number; email: string }>>;
   /**
    * Imports a list: created `importing`, its entries appended chunk by chunk as they come, then
-   * `ready`. An empty import, or one whose entries fail to arrive, ends `failed` and throws
-   * `ListImportFailed` (src/store/roles/lists.ts) naming the list.
+   * `ready`. An empty import, one longer than `maxEntries`, or one whose entries fail to arrive,
+   * ends `failed` and throws `ListImportFailed` (src/store/roles/lists.ts) naming the list.
+   * `leaseMs`: each chunk renews the import's lease by this much.
    */
-  importList(input: { accountId: string; name: string | null; now: Date; entries: AsyncIterable<readonly string[]> | Iterable<readonly string[]> }): Promise<ListRecord>;
+  importList(input: {
+    accountId: string;
+    name: string | null;
+    now: Date;
+    entries: AsyncIterable<readonly string[]> | Iterable<readonly string[]>;
+    maxEntries?: number;
+    leaseMs?: number;
+  }): Promise<ListRecord>;
+}
+
+/**
+ * Batches over stored lists (src/store/roles/list-batches.ts): the request is created at once by
+ * BatchesRole.create with its count and no items; its items are then copied from the list in
+ * bounded chunks, each its own transaction, under a lease renewed by each chunk, so another
+ * process (or the next start) resumes a fill whose process died.
+ */
+export interface ListBatchesRole {
+  /** Takes over the fill of one request whose lease ran out (or was never taken), leased until `leaseUntil`; null when none. */
+  takeLapsedFill(now: Date, leaseUntil: Date): Promise<{ requestId: string; listId: string; position: number } | null>;
+  /**
+   * Writes the items of list positions [from, next): `items` are this chunk's unique entries;
+   * those already in the request (a duplicate of an earlier chunk) are skipped. Renews the lease;
+   * `done` ends the fill (and finalizes the request if its items are all final). 'lost' when the
+   * fill is no longer at `from` (another process took it over): nothing was written.
+   */
+  writeFillChunk(input: {
+    requestId: string;
+    from: number;
+    next: number;
+    done: boolean;
+    items: readonly NewBatchItem[];
+    leaseUntil: Date;
+    now: Date;
+    retentionDays: number;
+  }): Promise<'written' | 'lost'>;
 }
 
 /** Per-key token buckets (DESIGN.md §4), shared by every API node when the store is. */
@@ -184,8 +228,13 @@ export interface EngineStateRole {
 
 /** Retention (DESIGN.md §4): what is past its time is deleted. */
 export interface RetentionRole {
-  /** Requests past retentionExpiresAt (with items), finished checks older than the retention, expired idempotency records and shared engine state. */
-  purgeExpired(now: Date, verificationRetentionDays: number): Promise<PurgeOutcome>;
+  /**
+   * Requests past retentionExpiresAt (with items), finished checks older than the retention,
+   * expired idempotency records, the entries of failed list imports (and the failed lists
+   * themselves once older than the retention) and shared engine state. Deleted in transactions
+   * of at most `chunk` rows (default 2,000), yielding to the event loop between them.
+   */
+  purgeExpired(now: Date, verificationRetentionDays: number, options?: { chunk?: number }): Promise<PurgeOutcome>;
 }
 
 /** Owners of an account, who sign in to its dashboard (DESIGN.md §7), and their one-time password links. */
@@ -304,6 +353,7 @@ export interface Backend {
   readonly verifications: VerificationsRole;
   readonly batches: BatchesRole;
   readonly lists: ListsRole;
+  readonly listBatches: ListBatchesRole;
   readonly rateLimits: RateLimitsRole;
   readonly work: WorkQueueRole;
   readonly engineState: EngineStateRole;

@@ -145,8 +145,17 @@ export interface CreateBatchInput {
   listId: string | null;
   /** Addresses given, duplicates included. */
   total: number;
-  /** Unique addresses, already de-duplicated by the caller. */
+  /** Unique addresses, already de-duplicated by the caller (none for a batch over a list: `fillFromList`). */
   items: NewBatchItem[];
+  /**
+   * A batch over a stored list: created with `total` (the list's entries) and no items; its items
+   * are copied from the list afterwards (ListBatchesRole), the fill leased until this instant.
+   * A live key holds one credit per entry now; those of duplicates and invalid entries are
+   * released as their chunks are written.
+   */
+  fillFromList?: { leaseUntil: Date };
+  /** The most unfinished items the account may have with this batch's (PRESEND_ACCOUNT_MAX_OUTSTANDING); no cap when absent. */
+  maxOutstanding?: number;
   /** Live keys hold one credit per unique pending item; sandbox requests hold nothing. */
   billable: boolean;
   idempotency: IdempotencyClaim;
@@ -158,7 +167,8 @@ export type CreateBatchOutcome =
   | { kind: 'created'; request: BatchRequestView }
   | { kind: 'replay'; request: BatchRequestView }
   | { kind: 'idempotency_mismatch' }
-  | { kind: 'insufficient_credits'; available: number; needed: number };
+  | { kind: 'insufficient_credits'; available: number; needed: number }
+  | { kind: 'too_much_outstanding_work'; outstanding: number; adding: number; max: number };
 
 export interface Finalization {
   finalizedAt: string;
@@ -281,6 +291,8 @@ export interface PurgeOutcome {
   requests: number;
   verifications: number;
   idempotencyRecords: number;
+  /** Failed list imports whose entries were deleted. */
+  failedLists: number;
 }
 
 /** Decision → counter key (DESIGN.md §4). */

@@ -531,6 +531,26 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.deepEqual([created.request.counters.failed, created.request.counters.suppress, created.request.counters.duplicates], [1, 1, 1]);
     });
 
+    test('purge deletes a failed import’s entries in small transactions: a write issued meanwhile commits before it ends', async () => {
+      const a = await account(0);
+      const entries = Array.from({ length: 20_000 }, (_, i) => `f${i}@purge.test`);
+      const list = await store.lists.createList({ accountId: a.id, name: 'failed', now: T0 });
+      for (let i = 0; i < entries.length; i += 5_000) await store.lists.appendListEntries(list.id, entries.slice(i, i + 5_000));
+      await store.lists.finishListImport(list.id, 'failed');
+      let purgeDone = false;
+      const purging = store.retention.purgeExpired(at(0), 30, { chunk: 500 }).then((outcome) => {
+        purgeDone = true;
+        return outcome;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      await store.ledger.grantCredits(a.id, 1, at(0));
+      assert.equal(purgeDone, false, 'a write issued during the purge commits between its transactions');
+      const outcome = await purging;
+      assert.ok(outcome.failedLists >= 1);
+      assert.deepEqual(await store.lists.readListEntries(list.id), []);
+      assert.equal((await store.lists.getList(a.id, list.id))?.state, 'failed', 'the failed list itself stays (with its error) until past retention');
+    });
+
     test('requests past retention, old finished verifications and expired idempotency records are purged', async () => {
       const a = await account(5);
       await drainOthers();

@@ -1,10 +1,9 @@
 /** `presend keys create|list|revoke` (docs/design.md §3): a key is shown once; listings show display prefixes only. */
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { createKey, keysToRevoke, listKeys, revokeKeys } from '../../service/admin.js';
 import { runAdmin } from '../output/admin-command.js';
-import { UsageError } from '../output/exit-codes.js';
+import { confirm } from '../output/confirm.js';
 
 const DB = ['--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)'] as const;
 
@@ -68,7 +67,10 @@ unless --yes is given. Exit codes: 0 revoked, 1 nothing revoked (declined, or no
         if (found.kind === 'refused') return found;
         const keys = found.value;
         process.stderr.write(`${describeKeys(keys, flags.account)}\n`);
-        if (!flags.yes) await confirm(keys.length);
+        if (!flags.yes) {
+          const these = keys.length === 1 ? 'this key' : `these ${keys.length} keys`;
+          await confirm(`Revoke ${these}? They stop working at once.`, { doing: 'revoking', past: 'revoked' });
+        }
         const revoked = await revokeKeys(backend, keys);
         return { text: `${revoked} key${revoked === 1 ? '' : 's'} revoked`, json: { revoked, keys: keys.map((k) => k.displayPrefix) } };
       }),
@@ -78,17 +80,4 @@ unless --yes is given. Exit codes: 0 revoked, 1 nothing revoked (declined, or no
 function describeKeys(keys: readonly ApiKeyRecord[], account: string): string {
   const lines = keys.map((k) => `  ${k.displayPrefix}…  ${k.mode}  created ${k.createdAt}`);
   return `${keys.length === 1 ? '1 key' : `${keys.length} keys`} of account "${account}" to revoke:\n${lines.join('\n')}`;
-}
-
-async function confirm(count: number): Promise<void> {
-  if (!process.stdin.isTTY) {
-    throw new UsageError('not revoking without confirmation: run this in a terminal to be asked, or pass --yes');
-  }
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await prompt.question(`Revoke ${count === 1 ? 'this key' : `these ${count} keys`}? They stop working at once. Type "yes" to revoke: `);
-    if (answer.trim().toLowerCase() !== 'yes') throw new Error('nothing revoked');
-  } finally {
-    prompt.close();
-  }
 }

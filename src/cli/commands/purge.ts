@@ -1,17 +1,26 @@
-/** `presend purge`: delete requests past their retentionExpiresAt now (serve also does it periodically). */
+/**
+ * `presend purge`: delete requests past their retentionExpiresAt now, and failed list imports'
+ * entries (serve also does it periodically), in small transactions (PRESEND_PURGE_CHUNK rows)
+ * so a running server keeps answering.
+ */
 import type { Command } from 'commander';
 import { runAdmin } from '../output/admin-command.js';
 
 export function register(program: Command): void {
   program
     .command('purge')
-    .description('Delete batch requests and results past retention (PRESEND_RETENTION_DAYS after finalization).')
+    .description('Delete batch requests and results past retention (PRESEND_RETENTION_DAYS after finalization) and the entries of failed list imports.')
     .option('--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)')
     .option('--json', 'print JSON')
     .action(async (flags: { database?: string; json?: boolean }) =>
       runAdmin(flags, async (backend, config) => {
-        const purged = await backend.retention.purgeExpired(new Date(), config.retentionDays);
-        return { text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s)`, json: purged };
+        // An import whose process died is failed first, so its entries go too.
+        const lapsedImports = await backend.lists.failLapsedImports(new Date());
+        const purged = await backend.retention.purgeExpired(new Date(), config.retentionDays, { chunk: config.purgeChunk });
+        return {
+          text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s), the entries of ${purged.failedLists} failed list import(s)`,
+          json: { ...purged, lapsedImports },
+        };
       }),
     );
 }

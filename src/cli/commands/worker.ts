@@ -5,6 +5,7 @@ import type { PresendConfig } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { openBackend } from '../../store/open-backend.js';
 import { BatchRunner, batchRunnerOptions } from '../../service/batch-runner.js';
+import { ListBatchFiller, listBatchFillerOptions } from '../../service/list-batch-fill.js';
 import { loadEngines } from '../../service/load-engines.js';
 import { closeEngines } from '../../service/engines.js';
 
@@ -27,10 +28,13 @@ export function register(program: Command): void {
       const engines = loadEngines(config, backend.engineState);
       const worker = new BatchRunner(batchRunnerOptions(config, backend, engines, logger.child({ part: 'worker' })));
       worker.start();
+      // List batches whose filling process died are resumed here too.
+      const filler = new ListBatchFiller(listBatchFillerOptions(config, backend, logger.child({ part: 'list-fill' })));
+      filler.start();
       logger.info({ owner: worker.owner, store: backend.kind }, 'presend worker running');
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
-        await worker.stop();
+        await Promise.all([worker.stop(), filler.stop()]);
         await closeEngines(engines);
         await backend.close();
         process.exit(0);

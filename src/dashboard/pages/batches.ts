@@ -59,6 +59,7 @@ export function confirmBatchPage(
       <tr><th scope="row">Not addresses (rejected, free)</th><td class="num">${count(cost.invalid)}</td></tr>
       <tr><th scope="row">Key</th><td>${key.mode === 'test' ? 'Sandbox' : 'Live'} key ${key.displayPrefix}…${key.label ? ` (${key.label})` : ''}</td></tr>
       <tr><th scope="row">Credits to be held</th><td class="num"><strong>${count(cost.creditsHeld)}</strong></td></tr>
+      !${cost.creditsReturned > 0 ? html`<tr><th scope="row">Of which come back once the list is written (duplicates, not addresses)</th><td class="num">${count(cost.creditsReturned)}</td></tr>` : ''}
       <tr><th scope="row">Credits available</th><td class="num">${count(balance.available)}</td></tr>
     </tbody>
   </table>

@@ -19,10 +19,23 @@ import { ItemResults } from './item-results.js';
 import { finalizeIfDone, loadRequest } from './finalize.js';
 import type { RequestRow } from './finalize.js';
 
-export function batchesRole(db: Db, bulk: BulkWrites): BatchesRole & { idle(): Promise<void> } {
+/**
+ * The account's unfinished batch work: open items of its unfinished requests, plus the list
+ * entries not yet copied into a list batch still being filled (through requests_unfinished).
+ */
+async function outstandingWork(tx: Tx, accountId: string): Promise<number> {
+  const row = await tx.get<{ outstanding: number | string | null }>(
+    `SELECT SUM(open_count + CASE WHEN fill_position IS NULL THEN 0 ELSE total - fill_position END) AS outstanding
+     FROM requests WHERE account_id = ? AND state IN ('queued', 'running')`,
+    [accountId],
+  );
+  return Number(row?.outstanding ?? 0);
+}
+
+export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): BatchesRole & { idle(): Promise<void> } {
   /** Final-item sums by request (src/store/request-groups.ts), kept per backend. */
   const requestGroups = new RequestGroups();
-  const results = new ItemResults(db, bulk);
+  const results = new ItemResults(db, bulk, resultsPerWrite);
 
   /** The request's counters: the items finalized since the last look and the rechecks counted in one round trip, the rest remembered. */
   async function view(tx: Tx, r: RequestRow): Promise<BatchRequestView> {
@@ -66,15 +79,40 @@ export function batchesRole(db: Db, bulk: BulkWrites): BatchesRole & { idle(): P
         }
         const finals = input.items.filter((i) => i.finalResult);
         const open = input.items.filter((i) => !i.finalResult);
-        const needed = input.billable ? open.length : 0;
+        const fill = input.fillFromList;
+        // A list batch holds one credit per entry until its chunks are written (duplicates and
+        // invalid entries are released then); its work is the list's length.
+        const work = fill ? input.total : open.length;
+        if (input.maxOutstanding !== undefined) {
+          const outstanding = await outstandingWork(tx, input.accountId);
+          if (outstanding + work > input.maxOutstanding) {
+            return new Rollback({ kind: 'too_much_outstanding_work', outstanding, adding: work, max: input.maxOutstanding });
+          }
+        }
+        const needed = input.billable ? work : 0;
         // A cheap look first, so a short balance costs no inserts; the binding check is the
         // conditional hold at the end, which keeps the account row locked only for the COMMIT.
         const seenAvailable = needed > 0 ? await available(tx, input.accountId) : 0;
         if (seenAvailable < needed) return new Rollback({ kind: 'insufficient_credits', available: seenAvailable, needed });
         await tx.run(
-          `INSERT INTO requests (id, account_id, key_id, mode, list_id, state, sandbox, total, unique_count, final_count, open_count, created_at)
-           VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
-          [id, input.accountId, input.keyId, input.mode, input.listId, !input.billable, input.total, input.items.length, finals.length, open.length, input.now],
+          `INSERT INTO requests (id, account_id, key_id, mode, list_id, state, sandbox, total, unique_count, final_count, open_count, created_at, fill_position, fill_lease_expires_at,
+             tally_debited, tally_released, tally_failed)
+           VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0)`,
+          [
+            id,
+            input.accountId,
+            input.keyId,
+            input.mode,
+            input.listId,
+            !input.billable,
+            input.total,
+            input.items.length,
+            finals.length,
+            open.length,
+            input.now,
+            fill ? 0 : null,
+            fill ? fill.leaseUntil : null,
+          ],
         );
         await bulk.insertPendingItems(tx, id, open, input.billable ? 'held' : 'none');
         // Items final at creation (syntax-invalid list entries) take the first sequence numbers.

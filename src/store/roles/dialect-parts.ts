@@ -76,4 +76,8 @@ export interface DialectParts {
   bulk: BulkWrites;
   /** The claim of src/store/backend.ts WorkQueueRole.claim, inside a write transaction. */
   claim(tx: Tx, input: ClaimInput): Promise<ClaimedItem[]>;
+  /** Items one claim transaction takes at most (a worker's claim of more takes several). */
+  claimPerWrite: number;
+  /** Batch item results gathered into one write transaction at most (src/store/roles/item-results.ts). */
+  resultsPerWrite: number;
 }

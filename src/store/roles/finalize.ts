@@ -23,22 +23,24 @@ export interface RequestRow {
   created_at: string;
   finalization_json: string | null;
   retention_expires_at: string | null;
+  /** The next list position to copy into a list batch still being filled; null once every item is written. */
+  fill_position: number | null;
+  /** Kept as results are written (null for requests older than that: counted instead). */
+  tally_debited: number | null;
+  tally_released: number | null;
+  tally_failed: number | null;
 }
 
 export async function loadRequest(tx: Tx, id: string): Promise<RequestRow | undefined> {
   return tx.get<RequestRow>('SELECT * FROM requests WHERE id = ?', [id]);
 }
 
-/** Finalizes the request if nothing is open any more; true when this call did. */
+/** Finalizes the request if nothing is open (or left to write) any more; true when this call did. */
 export async function finalizeIfDone(tx: Tx, requestId: string, now: Date, retentionDays: number): Promise<boolean> {
   const r = await loadRequest(tx, requestId);
-  if (!r || r.open_count > 0 || r.state === 'completed' || r.state === 'failed') return false;
-  const sums = (await tx.get<{ debited: number; released: number; failed: number }>(
-    `SELECT COUNT(*) FILTER (WHERE billing = 'debited') AS debited, COUNT(*) FILTER (WHERE billing = 'released') AS released,
-       COUNT(*) FILTER (WHERE envelope_status = 'failed') AS failed
-     FROM items WHERE request_id = ?`,
-    [requestId],
-  )) as { debited: number; released: number; failed: number };
+  // A list batch whose items are still being copied is not done, however many of them are final.
+  if (!r || r.open_count > 0 || r.fill_position !== null || r.state === 'completed' || r.state === 'failed') return false;
+  const sums = r.tally_debited !== null ? { debited: Number(r.tally_debited), released: Number(r.tally_released), failed: Number(r.tally_failed) } : await countFinals(tx, requestId);
   const outcome = requestOutcome(r.unique_count, sums.failed);
   const finalization: Finalization = {
     finalizedAt: now.toISOString(),
@@ -58,3 +60,13 @@ export async function finalizeIfDone(tx: Tx, requestId: string, now: Date, reten
   return true;
 }
 
+
+/** The finalization sums of a request created before they were kept on its row: counted over its items. */
+async function countFinals(tx: Tx, requestId: string): Promise<{ debited: number; released: number; failed: number }> {
+  return (await tx.get<{ debited: number; released: number; failed: number }>(
+    `SELECT COUNT(*) FILTER (WHERE billing = 'debited') AS debited, COUNT(*) FILTER (WHERE billing = 'released') AS released,
+       COUNT(*) FILTER (WHERE envelope_status = 'failed') AS failed
+     FROM items WHERE request_id = ?`,
+    [requestId],
+  )) as { debited: number; released: number; failed: number };
+}

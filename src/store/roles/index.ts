@@ -16,6 +16,7 @@ import { batchesRole } from './batches.js';
 import type { DialectParts } from './dialect-parts.js';
 import { ledgerRole } from './ledger.js';
 import { listsRole } from './lists.js';
+import { listBatchesRole } from './list-batches.js';
 import { retentionRole } from './retention.js';
 import { verificationsRole } from './verifications.js';
 import { workQueueRole } from './work-queue.js';
@@ -43,7 +44,7 @@ export interface DialectOwned {
 
 export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned): Backend {
   const accounts = accountsRole(db, parts.bulk);
-  const batches = batchesRole(db, parts.bulk);
+  const batches = batchesRole(db, parts.bulk, parts.resultsPerWrite);
   const keyManagement = keyManagementRole(db);
   let closing: Promise<void> | null = null;
   return {
@@ -53,6 +54,7 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     verifications: verificationsRole(db, parts.bulk),
     batches,
     lists: listsRole(db, parts.bulk),
+    listBatches: listBatchesRole(db, parts.bulk),
     rateLimits: own.rateLimits,
     work: workQueueRole(db, parts, own.wakeUps),
     engineState: own.engineState,

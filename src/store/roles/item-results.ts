@@ -108,6 +108,23 @@ export async function recordItemResults(tx: Tx, bulk: BulkWrites, inputs: readon
   await histories.save();
   // The hot rows last: each request's sequence numbers and open count with the items' final rows, then each account's credit totals.
   const requests = await bulk.finalizeItems(tx, writes);
+  // Each request's finalization sums grow with its results (a request older than the tallies keeps NULL and is counted at the end).
+  const tallies = new Map<string, { debited: number; released: number; failed: number }>();
+  for (const w of writes) {
+    const t = tallies.get(w.requestId) ?? { debited: 0, released: 0, failed: 0 };
+    if (w.billing === 'debited') t.debited += 1;
+    else if (w.billing === 'released') t.released += 1;
+    if (w.status === 'failed') t.failed += 1;
+    tallies.set(w.requestId, t);
+  }
+  for (const [id, t] of [...tallies].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    await tx.run('UPDATE requests SET tally_debited = tally_debited + ?, tally_released = tally_released + ?, tally_failed = tally_failed + ? WHERE id = ?', [
+      t.debited,
+      t.released,
+      t.failed,
+      id,
+    ]);
+  }
   await moveCredits(tx, bulk, [...ledger.values()]);
   for (const r of requests) {
     if (r.open_count !== 0) continue;

@@ -2,7 +2,9 @@
  * Role: stored lists (`presend lists import`, `POST /v1/requests {listId}`). An import is
  * `importing` until its last entries are in, then `ready` (or `failed`); entries keep their
  * import order. Entries are appended in chunks, each its own transaction, so a large import never
- * holds one long transaction.
+ * holds one long transaction. Each chunk renews the import's lease: an import whose process died
+ * (kill -9, a crash) stops renewing it, and `failLapsedImports` marks it failed at the next
+ * start, purge or listing; the retention purge then deletes its entries in small transactions.
  */
 import { randomUUID } from 'node:crypto';
 import type { ListsRole } from '../backend.js';
@@ -15,27 +17,37 @@ import type { BulkWrites } from './dialect-parts.js';
 /** Entries appended per transaction by `importList`. */
 const IMPORT_CHUNK = 5_000;
 
+/** What a lapsed import leaves in its file record (the dashboard shows it). */
+const LAPSED = 'the import stopped before its end (its process ended); import the file again';
+
 export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
   const finish = async (listId: string, state: 'ready' | 'failed'): Promise<ListRecord> => {
-    const row = await db.get<ListRow>('UPDATE lists SET state = ? WHERE id = ? RETURNING *', [state, listId]);
-    if (!row) throw new Error(`list ${listId} does not exist`);
+    // Only an import still under way becomes ready (one whose lease lapsed was marked failed meanwhile).
+    const row = await db.get<ListRow>(`UPDATE lists SET state = ?, lease_expires_at = NULL WHERE id = ?${state === 'ready' ? " AND state = 'importing'" : ''} RETURNING *`, [
+      state,
+      listId,
+    ]);
+    if (!row) throw new Error(`list ${listId} does not exist or is no longer importing`);
     return toList(row);
   };
-  const append = (listId: string, emails: readonly string[]): Promise<void> =>
+  const append = (listId: string, emails: readonly string[], leaseUntil?: Date): Promise<void> =>
     db.write(async (tx) => {
       // Positions continue from the list row's count, locked (PostgreSQL) while this chunk goes in.
-      const row = await tx.get<{ entries: number }>(`SELECT entries FROM lists WHERE id = ?${tx.dialect.forUpdate()}`, [listId]);
+      const row = await tx.get<{ entries: number; state: string }>(`SELECT entries, state FROM lists WHERE id = ?${tx.dialect.forUpdate()}`, [listId]);
       if (!row) throw new Error(`list ${listId} does not exist`);
+      // A lapsed import was marked failed meanwhile: its late entries are not added to it.
+      if (row.state !== 'importing') throw new Error(`list ${listId} is ${row.state}, not importing (its lease lapsed)`);
       await bulk.insertListEntries(tx, listId, row.entries, emails);
-      await tx.run('UPDATE lists SET entries = entries + ? WHERE id = ?', [emails.length, listId]);
+      await tx.run('UPDATE lists SET entries = entries + ?, lease_expires_at = COALESCE(?, lease_expires_at) WHERE id = ?', [emails.length, leaseUntil ?? null, listId]);
     });
 
-  const create = async (input: { accountId: string; name: string | null; now: Date }): Promise<ListRecord> => {
-    const row = await db.get<ListRow>("INSERT INTO lists (id, account_id, name, state, created_at) VALUES (?, ?, ?, 'importing', ?) RETURNING *", [
+  const create = async (input: { accountId: string; name: string | null; now: Date; leaseUntil?: Date }): Promise<ListRecord> => {
+    const row = await db.get<ListRow>("INSERT INTO lists (id, account_id, name, state, created_at, lease_expires_at) VALUES (?, ?, ?, 'importing', ?, ?) RETURNING *", [
       randomUUID(),
       input.accountId,
       input.name,
       input.now,
+      input.leaseUntil ?? null,
     ]);
     return toList(row as ListRow);
   };
@@ -44,14 +56,19 @@ export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
     createList: create,
     appendListEntries: append,
     finishListImport: finish,
+    renewImportLease: async (listId, leaseUntil) => {
+      await db.run("UPDATE lists SET lease_expires_at = ? WHERE id = ? AND state = 'importing'", [leaseUntil, listId]);
+    },
 
     async importList(input) {
-      const created = await create(input);
+      const leaseFor = () => (input.leaseMs === undefined ? undefined : new Date(Date.now() + input.leaseMs));
+      const created = await create({ ...input, leaseUntil: leaseFor() });
       try {
         let entries = 0;
         for await (const chunk of input.entries) {
-          for (let i = 0; i < chunk.length; i += IMPORT_CHUNK) await append(created.id, chunk.slice(i, i + IMPORT_CHUNK));
           entries += chunk.length;
+          if (input.maxEntries !== undefined && entries > input.maxEntries) throw new ListTooLarge(input.maxEntries);
+          for (let i = 0; i < chunk.length; i += IMPORT_CHUNK) await append(created.id, chunk.slice(i, i + IMPORT_CHUNK), leaseFor());
         }
         if (entries === 0) throw new Error('no addresses in the file');
         return await finish(created.id, 'ready');
@@ -61,13 +78,40 @@ export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
       }
     },
 
+    failLapsedImports: (now) =>
+      db.write(async (tx) => {
+        const lapsed = await tx.all<{ id: string }>(
+          "UPDATE lists SET state = 'failed', lease_expires_at = NULL WHERE state = 'importing' AND lease_expires_at < ? RETURNING id",
+          [now],
+        );
+        for (const { id } of lapsed) await tx.run('UPDATE list_files SET error = ? WHERE list_id = ? AND error IS NULL', [LAPSED, id]);
+        return lapsed.length;
+      }),
+
     getList: async (accountId, listId) => {
       const row = await db.get<ListRow>('SELECT * FROM lists WHERE id = ? AND account_id = ?', [listId, accountId]);
       return row ? toList(row) : null;
     },
 
     readListEntries: async (listId) => (await db.all<{ email: string }>('SELECT email FROM list_entries WHERE list_id = ? ORDER BY position', [listId])).map((r) => r.email),
+
+    readListSlice: async (listId, fromPosition, limit) =>
+      (
+        await db.all<{ position: number; email: string }>('SELECT position, email FROM list_entries WHERE list_id = ? AND position >= ? ORDER BY position LIMIT ?', [
+          listId,
+          fromPosition,
+          limit,
+        ])
+      ).map((r) => ({ position: Number(r.position), email: r.email })),
   };
+}
+
+/** An import passed the list size cap (PRESEND_LIST_MAX_ENTRIES). */
+export class ListTooLarge extends Error {
+  constructor(readonly maxEntries: number) {
+    super(`the list has more than ${maxEntries.toLocaleString('en-US')} entries, the most a list may have (PRESEND_LIST_MAX_ENTRIES)`);
+    this.name = 'ListTooLarge';
+  }
 }
 
 /** An import that stopped: its list is marked failed; `cause` says why. */

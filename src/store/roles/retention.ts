@@ -1,19 +1,96 @@
-/** Role: retention (DESIGN.md §4): requests past their retention, old finished checks and expired idempotency records are deleted. */
+/**
+ * Role: retention (DESIGN.md §4): requests past their retention, old finished checks, expired
+ * idempotency records and failed list imports are deleted.
+ *
+ * In small transactions: one DELETE of millions of rows held the database (SQLite: the whole
+ * file) for tens of seconds, stalling every request and failing some with `database is locked`.
+ * Each transaction here deletes at most `chunk` rows, and the purge yields to the event loop
+ * between them, so serving goes on while a large purge runs. A request's items go first, chunk by
+ * chunk, then the request row; a purge stopped half-way leaves only rows the next purge deletes.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { RetentionRole } from '../backend.js';
 import { addDays } from '../billing-rules.js';
 import type { Db } from '../sql.js';
 
-/** `purgeEngineState`: the dialect's shared engine state past its expiry (nothing on SQLite, whose state is in memory). */
+const DEFAULT_CHUNK = 2_000;
+
 export function retentionRole(db: Db, purgeEngineState: () => Promise<void>): RetentionRole {
+  /** Runs `step` (one transaction, returning rows deleted) until it deletes fewer than `chunk`; returns the total. */
+  const inChunks = async (chunk: number, step: () => Promise<number>): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const n = await step();
+      total += n;
+      if (n < chunk) return total;
+      await yieldToLoop();
+    }
+  };
+
   return {
-    async purgeExpired(now, verificationRetentionDays) {
-      const outcome = await db.write(async (tx) => ({
-        requests: await tx.run('DELETE FROM requests WHERE retention_expires_at IS NOT NULL AND retention_expires_at <= ?', [now]),
-        verifications: await tx.run("DELETE FROM verifications WHERE state <> 'running' AND finished_at <= ?", [addDays(now, -verificationRetentionDays)]),
-        idempotencyRecords: await tx.run('DELETE FROM idempotency_records WHERE expires_at <= ?', [now]),
-      }));
+    async purgeExpired(now, verificationRetentionDays, options = {}) {
+      const chunk = options.chunk ?? DEFAULT_CHUNK;
+      let requests = 0;
+      for (;;) {
+        const expired = await db.all<{ id: string }>('SELECT id FROM requests WHERE retention_expires_at IS NOT NULL AND retention_expires_at <= ? LIMIT ?', [now, 100]);
+        for (const { id } of expired) {
+          await inChunks(chunk, () => db.write((tx) => Promise.resolve(tx.run('DELETE FROM items WHERE id IN (SELECT id FROM items WHERE request_id = ? LIMIT ?)', [id, chunk]))));
+          requests += await db.write((tx) => Promise.resolve(tx.run('DELETE FROM requests WHERE id = ?', [id])));
+          await yieldToLoop();
+        }
+        if (expired.length < 100) break;
+      }
+      const verifications = await inChunks(chunk, () =>
+        db.write((tx) =>
+          Promise.resolve(
+            tx.run("DELETE FROM verifications WHERE id IN (SELECT id FROM verifications WHERE state <> 'running' AND finished_at <= ? LIMIT ?)", [
+              addDays(now, -verificationRetentionDays),
+              chunk,
+            ]),
+          ),
+        ),
+      );
+      const idempotencyRecords = await inChunks(chunk, () =>
+        db.write((tx) =>
+          Promise.resolve(
+            tx.run('DELETE FROM idempotency_records WHERE (account_id, route, key) IN (SELECT account_id, route, key FROM idempotency_records WHERE expires_at <= ? LIMIT ?)', [
+              now,
+              chunk,
+            ]),
+          ),
+        ),
+      );
+      const failedLists = await purgeFailedLists(db, now, verificationRetentionDays, chunk, inChunks);
       await purgeEngineState();
-      return outcome;
+      return { requests, verifications, idempotencyRecords, failedLists };
     },
   };
+}
+
+/**
+ * A failed import's entries can never be verified: they are deleted at once (position range by
+ * range), with its kept file. The list row itself, its file record (with the error) and its bad
+ * rows stay for the owner to see until they are older than the retention.
+ */
+async function purgeFailedLists(db: Db, now: Date, retentionDays: number, chunk: number, inChunks: (chunk: number, step: () => Promise<number>) => Promise<number>): Promise<number> {
+  const failed = await db.all<{ id: string; entries: number; created_at: string }>(
+    "SELECT id, entries, created_at FROM lists l WHERE state = 'failed' AND (EXISTS (SELECT 1 FROM list_entries e WHERE e.list_id = l.id) OR created_at <= ?)",
+    [addDays(now, -retentionDays)],
+  );
+  const cutoff = addDays(now, -retentionDays).toISOString();
+  for (const l of failed) {
+    for (let from = 0; from < Number(l.entries); from += chunk) {
+      await db.write((tx) => Promise.resolve(tx.run('DELETE FROM list_entries WHERE list_id = ? AND position >= ? AND position < ?', [l.id, from, from + chunk])));
+      await yieldToLoop();
+    }
+    await inChunks(chunk, () => db.write((tx) => Promise.resolve(tx.run('DELETE FROM list_file_chunks WHERE list_id = ? AND seq IN (SELECT seq FROM list_file_chunks WHERE list_id = ? LIMIT ?)', [l.id, l.id, chunk]))));
+    await db.write(async (tx) => {
+      if (new Date(l.created_at).toISOString() <= cutoff) {
+        await tx.run('DELETE FROM list_bad_rows WHERE list_id = ?', [l.id]);
+        await tx.run('DELETE FROM list_files WHERE list_id = ?', [l.id]);
+        await tx.run('DELETE FROM lists WHERE id = ?', [l.id]);
+      }
+    });
+  }
+  return failed.length;
 }

@@ -7,12 +7,24 @@
 import type { WorkQueueRole } from '../backend.js';
 import { list } from '../sql.js';
 import type { Db } from '../sql.js';
+import type { ClaimedItem } from '../store.js';
 import type { DialectParts } from './dialect-parts.js';
 import type { WakeUps } from '../../queue/queue.js';
 
 export function workQueueRole(db: Db, parts: DialectParts, wakeUps: WakeUps): WorkQueueRole {
   return {
-    claim: (input) => db.write((tx) => parts.claim(tx, input)),
+    // In slices of at most `claimPerWrite` items, each its own transaction (on SQLite each runs on
+    // the event loop); the slices continue in the claim's own order, so together they take what one would.
+    async claim(input) {
+      const claimed: ClaimedItem[] = [];
+      while (claimed.length < input.limit) {
+        const want = Math.min(parts.claimPerWrite, input.limit - claimed.length);
+        const got = await db.write((tx) => parts.claim(tx, { ...input, limit: want }));
+        claimed.push(...got);
+        if (got.length < want) break;
+      }
+      return claimed;
+    },
 
     renewLeases: async (owner, itemIds, until) => {
       if (itemIds.length === 0) return [];

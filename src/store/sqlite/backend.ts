@@ -22,7 +22,13 @@ export function openSqliteBackend(databaseUrl: string, config: BackendConfig, op
   const keyCache = keyCachedRoles(db.raw);
   return assembleBackend(
     db,
-    { bulk: sqliteBulkWrites, claim: claimSqlite },
+    {
+      bulk: sqliteBulkWrites,
+      claim: claimSqlite,
+      // Each transaction runs synchronously on the event loop: small groups of results and claims keep one short (BENCHMARKS.md §6).
+      resultsPerWrite: 100,
+      claimPerWrite: 250,
+    },
     {
       kind: 'sqlite',
       rateLimits: memoryRateLimits(),

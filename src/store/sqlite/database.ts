@@ -10,6 +10,10 @@
  * concurrent requests and a worker's stream of results pay it once. Callers are answered only
  * after the commit. better-sqlite3 is synchronous, so a transaction script's awaits are
  * microtasks; a lock keeps any other statement of this process out of an open transaction.
+ * So a shared transaction blocks the event loop for the sum of its writes: once they have taken
+ * GROUP_BUDGET_MS it commits, and the writes still queued go into the next turn's transaction
+ * (a list batch's fill, a worker's results and its claims arriving together held the loop for
+ * 150–300 ms in one turn; BENCHMARKS.md §6).
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
@@ -61,6 +65,9 @@ function bind(params: readonly Param[]): unknown[] {
   }
   return out ?? (params as unknown[]);
 }
+
+/** Time the writes of one shared transaction may take before it commits and leaves the rest to the next turn. */
+const GROUP_BUDGET_MS = 8;
 
 interface PendingWrite {
   fn: (tx: Tx) => Promise<unknown>;
@@ -139,15 +146,19 @@ export class SqliteDatabase implements Db {
   /** Runs and commits every queued write (BEGIN IMMEDIATE: two processes never deadlock on a lock upgrade). */
   async flush(): Promise<void> {
     this.flushScheduled = false;
-    const ops = this.pending;
+    const queued = this.pending;
     this.pending = [];
-    if (ops.length === 0) return;
+    if (queued.length === 0) return;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const started = performance.now();
     try {
       await this.exclusive(async () => {
         this.stmt('BEGIN IMMEDIATE').run();
         try {
-          for (const op of ops) outcomes.push(await this.savepoint(op.fn));
+          for (const op of queued) {
+            if (outcomes.length > 0 && performance.now() - started >= GROUP_BUDGET_MS) break;
+            outcomes.push(await this.savepoint(op.fn));
+          }
           this.stmt('COMMIT').run();
         } catch (err) {
           if (this.raw.inTransaction) this.stmt('ROLLBACK').run();
@@ -155,14 +166,26 @@ export class SqliteDatabase implements Db {
         }
       });
     } catch (error) {
-      for (const op of ops) op.reject(error); // the commit itself failed: nothing was written
+      for (const op of queued) op.reject(error); // the commit itself failed: nothing was written
       return;
     }
+    const ops = queued.slice(0, outcomes.length);
+    // The writes past the budget go first into the next turn's transaction.
+    this.requeue(queued.slice(outcomes.length));
     ops.forEach((op, i) => {
       const outcome = outcomes[i];
       if (outcome?.ok) op.resolve(outcome.value);
       else op.reject(outcome?.error);
     });
+  }
+
+  private requeue(rest: PendingWrite[]): void {
+    if (rest.length === 0) return;
+    this.pending = rest.concat(this.pending);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => void this.flush());
+    }
   }
 
   private async savepoint(fn: (tx: Tx) => Promise<unknown>): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {

@@ -20,7 +20,7 @@ const SIZE = 10_000;
 const POLL_MS = 100;
 const TARGETS = { createMs: 300, endToEndMs: 10_000, exportMs: 1_500, rssMb: 250 };
 
-/** A sandbox mix (DESIGN.md §3) without `greylisted@` (rechecked minutes later) and `slow@`. */
+/** A sandbox mix (docs/design.md §3) without `greylisted@` (rechecked minutes later) and `slow@`. */
 const KINDS = ['undeliverable', 'catchall', 'full', 'disposable', 'role', 'transient', 'unknown', 'spamtrap'];
 
 export function sandboxBatch(round: number, size = SIZE): string[] {

@@ -29,7 +29,7 @@ const PROBE_EVERY_MS = 20;
 const POLL_MS = 1_000;
 const TARGETS = { p99Ms: 50, maxMs: 250, rssMb: 400, finalizedS: 120 };
 
-/** Sandbox outcomes mixed in (DESIGN.md §3), without `greylisted@` (rechecked minutes later) and `slow@`. */
+/** Sandbox outcomes mixed in (docs/design.md §3), without `greylisted@` (rechecked minutes later) and `slow@`. */
 const KINDS = ['undeliverable', 'catchall', 'full', 'disposable', 'role', 'transient', 'unknown', 'spamtrap'];
 
 async function writeList(path: string, size: number): Promise<void> {

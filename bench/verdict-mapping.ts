@@ -1,5 +1,5 @@
 /**
- * How the other verifiers' outputs map to Presend's verdict vocabulary (DESIGN.md §5), for the
+ * How the other verifiers' outputs map to Presend's verdict vocabulary (docs/design.md §5), for the
  * accuracy column of benchmark 2. Only what their output says is used — an address is not
  * called ROLE or CATCH_ALL on their behalf when they did not say so.
  */

@@ -1,5 +1,5 @@
 /**
- * Configuration (DESIGN.md §2): every setting of a Presend process, parsed and validated once
+ * Configuration (docs/design.md §2): every setting of a Presend process, parsed and validated once
  * at start-up from the environment and passed down as options. This is the only module that
  * reads `process.env`. CLI flags override by giving variables (`loadConfig(env, { PRESEND_PORT:
  * flags.port })`), so a flag goes through the same validation as its variable. A bad value

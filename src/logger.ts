@@ -1,5 +1,5 @@
 /**
- * The one logger of a Presend process: pino, JSON lines, with API keys redacted (DESIGN.md §3:
+ * The one logger of a Presend process: pino, JSON lines, with API keys redacted (docs/design.md §3:
  * keys never appear in logs). The HTTP app, the services, the batch runner and the store each get
  * a child of it (`logger.child({ part: 'worker' })`), so every line of a process goes through one
  * stream at one level.

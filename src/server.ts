@@ -116,7 +116,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     trustProxy: config.trustProxy,
     readyTimeoutMs: config.readyTimeoutMs,
   });
-  // The owners' dashboard (DESIGN.md §7): pages over the same services; no route under /v1.
+  // The owners' dashboard (docs/design.md §7): pages over the same services; no route under /v1.
   await app.register(dashboardPlugin, {
     prefix: '/dashboard',
     backend,

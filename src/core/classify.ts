@@ -1,6 +1,6 @@
 /**
  * From what the pipeline found to a verdict, its reasons, confidence and evidence class
- * (DESIGN.md §5). Pure: every input is data, so the verdict table is tested row by row.
+ * (docs/design.md §5). Pure: every input is data, so the verdict table is tested row by row.
  */
 import { classifyRcptReply, isPolicyReply, type RcptJudgement } from './classify-reply.js';
 import { acceptsEveryRcpt } from './domain/provider-family.js';

@@ -1,6 +1,6 @@
 /**
- * The pre-send envelope (interface-spec.md §2, ClientDecisionEnvelopeV1) from a
- * classification: outcome, decision and status per verdict (DESIGN.md §5), retry window,
+ * The pre-send envelope (docs/interface-spec.md §2, ClientDecisionEnvelopeV1) from a
+ * classification: outcome, decision and status per verdict (docs/design.md §5), retry window,
  * billing, score and the legacy `decision` object. Pure.
  */
 import type { AddressTraits, Classification } from './classify.js';
@@ -28,7 +28,7 @@ interface VerdictRow {
 const likely = (c: number): number => Math.round(c * 100);
 const unlikely = (c: number): number => Math.round((1 - c) * 100);
 
-/** DESIGN.md §5, one row per verdict. */
+/** docs/design.md §5, one row per verdict. */
 export const VERDICT_TABLE: Record<PublicVerdict, VerdictRow> = {
   DELIVERABLE: { outcome: 'actionable_verdict', decision: 'send', status: 'completed', legacy: 'deliverable', score: likely, retry: null },
   UNDELIVERABLE_NO_MAILBOX: { outcome: 'actionable_verdict', decision: 'suppress', status: 'completed', legacy: 'undeliverable', score: unlikely, retry: null },
@@ -61,7 +61,7 @@ function retryWindow(kind: VerdictRow['retry'], context: EnvelopeContext): Retry
   const at = (ms: number): string => new Date(now + ms).toISOString();
   switch (kind) {
     // Greylisting is keyed on (client IP, sender, recipient): only the same worker's retry
-    // after the delay gets through, hence affinity (DESIGN.md §5).
+    // after the delay gets through, hence affinity (docs/design.md §5).
     case 'greylist':
       return { eligible_at: at(context.recheckDelayMs), expires_at: at(context.recheckDelayMs + DAY), affinity_required: true };
     case 'transient':
@@ -81,7 +81,7 @@ export function buildEnvelope(classification: Classification, traits: AddressTra
   const { verdict, reasons, confidence, evidence } = classification;
   const mainReason = reasons[0] ?? 'invalid_syntax';
   if (verdict === null) {
-    // Syntax invalid (DESIGN.md §5, last-but-one row): no verdict, decision suppress, rejected.
+    // Syntax invalid (docs/design.md §5, last-but-one row): no verdict, decision suppress, rejected.
     return {
       envelope: {
         contract_version: 1,

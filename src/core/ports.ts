@@ -29,7 +29,7 @@ export interface FactsCache {
 
 /**
  * Per-account and operator lists that turn an address into SPAMTRAP, BLACKLISTED or
- * UNDELIVERABLE_BOUNCED before any probe (DESIGN.md §5).
+ * UNDELIVERABLE_BOUNCED before any probe (docs/design.md §5).
  */
 export interface OperatorLists {
   isSpamtrap?(email: string): boolean | Promise<boolean>;

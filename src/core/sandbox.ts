@@ -1,5 +1,5 @@
 /**
- * The sandbox engine for `ps_test.` keys (DESIGN.md §3): no network, deterministic results
+ * The sandbox engine for `ps_test.` keys (docs/design.md §3): no network, deterministic results
  * driven by the local part (`undeliverable+42@x` behaves as `undeliverable@x`). The syntax
  * check still runs first, so sandbox callers see the same 400s as live ones.
  */

@@ -1,5 +1,5 @@
 /**
- * The result for an address that fails the syntax check (DESIGN.md §5: no verdict, decision
+ * The result for an address that fails the syntax check (docs/design.md §5: no verdict, decision
  * suppress, status rejected, never billed). The engine returns it from `verify`; the service uses
  * it for invalid entries of a stored list, which are final at batch creation without a probe.
  */

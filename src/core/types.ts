@@ -1,5 +1,5 @@
 /**
- * The pre-send contract (interface-spec.md §2, DESIGN.md §4–§5) as TypeScript types.
+ * The pre-send contract (docs/interface-spec.md §2, docs/design.md §4–§5) as TypeScript types.
  * Shared by the engine, the service, the client and the MCP server, so every layer
  * speaks the same words. The JSON schemas in src/api/schemas.ts mirror these types.
  */
@@ -69,7 +69,7 @@ export const PROVIDER_FAMILIES = [
 ] as const;
 export type ProviderFamily = (typeof PROVIDER_FAMILIES)[number];
 
-/** snake_case reason codes (DESIGN.md §4). Kept as a closed list so a typo is a type error. */
+/** snake_case reason codes (docs/design.md §4). Kept as a closed list so a typo is a type error. */
 export const REASON_CODES = [
   'smtp_rcpt_accepted',
   'mailbox_not_found',
@@ -149,7 +149,7 @@ export interface PresendEnvelope {
   history: AddressHistory | null;
 }
 
-/** The legacy sibling `decision` object (DESIGN.md §4). */
+/** The legacy sibling `decision` object (docs/design.md §4). */
 export interface LegacyDecision {
   result: 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
   reason: string;

@@ -197,7 +197,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     return buildResult(classify(finding, traits), traits, context, { input, email, attempts, mxHost });
   }
 
-  /** Operator lists: hard bounces, traps, blocked domains (DESIGN.md §5). */
+  /** Operator lists: hard bounces, traps, blocked domains (docs/design.md §5). */
   async function operatorListHit(lists: readonly OperatorLists[], address: ParsedAddress): Promise<ListHit | null> {
     if (await anyListSays(lists, 'isHardBounced', address.normalized)) return 'hard_bounced';
     if (await anyListSays(lists, 'isSpamtrap', address.normalized)) return 'spamtrap';

@@ -1,5 +1,5 @@
 /**
- * The dashboard (DESIGN.md §7): server-rendered pages at /dashboard, mounted into the service's
+ * The dashboard (docs/design.md §7): server-rendered pages at /dashboard, mounted into the service's
  * Fastify app by `presend serve`. Fastify's own plugins do the plumbing — @fastify/cookie,
  * @fastify/formbody, @fastify/multipart (uploads streamed, never buffered whole),
  * @fastify/static (one stylesheet, one script) and @fastify/helmet (a strict

@@ -1,5 +1,5 @@
 /**
- * A batch's results as a file (DESIGN.md §7): for a batch from an uploaded list, the owner's own
+ * A batch's results as a file (docs/design.md §7): for a batch from an uploaded list, the owner's own
  * file back — read again from the stored copy, the same way it was read at import — with one
  * row per input row, in input order, original columns kept and the result columns added
  * (src/files' join, the round trip of `presend batch FILE`); `only` keeps the rows of some

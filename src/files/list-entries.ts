@@ -2,7 +2,7 @@
  * What a stored list keeps of a table, by one rule for `presend lists import` and the
  * dashboard's upload: every row with something in its address cell, in file order — valid
  * addresses, duplicates and invalid ones alike (verifying the list marks an invalid one
- * rejected, DESIGN.md §5) — while blank rows and rows with an empty address cell are skipped.
+ * rejected, docs/design.md §5) — while blank rows and rows with an empty address cell are skipped.
  * The rows a person should look at (invalid, or no address) are reported with their line.
  */
 import { describeSyntaxError, type AddressRows } from './address-rows.js';

@@ -1,5 +1,5 @@
 /**
- * defaultWorld(): a ready-made world with one domain (or address) for every row of DESIGN.md
+ * defaultWorld(): a ready-made world with one domain (or address) for every row of docs/design.md
  * §5 that DNS and SMTP can produce, and for every hostile behaviour. Reserved names (.test,
  * RFC 2606) except where a real name is the point: provider MX names (provider_family) and a
  * domain on the disposable list.

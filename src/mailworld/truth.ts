@@ -1,5 +1,5 @@
 /**
- * What a correct verifier concludes for an address of the world (DESIGN.md §5), derived from
+ * What a correct verifier concludes for an address of the world (docs/design.md §5), derived from
  * the spec by walking the same DNS data and host behaviours the engine will meet.
  *
  * Choices where the table leaves room (each documented so engine and tests agree):
@@ -31,7 +31,7 @@ import { answer, type ZoneNode } from './zone.js';
 
 const require = createRequire(import.meta.url);
 const ROLES = new Set((require('role-based-email-addresses') as string[]).map((role) => role.toLowerCase()));
-/** Local parts that are traps by construction: a weak signal, RISKY_SPAMTRAP (DESIGN.md §5). */
+/** Local parts that are traps by construction: a weak signal, RISKY_SPAMTRAP (docs/design.md §5). */
 const TRAP_PATTERN = /^(spam[-_.]?trap|honey[-_.]?pot)s?\d*$/i;
 
 let disposable: { exact: Set<string>; wildcard: Set<string> } | undefined;

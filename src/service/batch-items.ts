@@ -1,5 +1,5 @@
 /**
- * A batch's items from stored list entries (DESIGN.md §4, §5): each entry normalised, the
+ * A batch's items from stored list entries (docs/design.md §4, §5): each entry normalised, the
  * duplicates dropped (first one wins), and an invalid address kept as an item final at once
  * (`rejected`), not refused — used on one chunk of a list at a time by the list batch fill.
  */

@@ -5,7 +5,7 @@
  * store as it arrives (all-or-nothing per item; the store may share a transaction between
  * results). A loop claims its next chunk once the engine is done with the last one, while that
  * chunk's results are still being written. Greylisted items come back after the recheck delay to this
- * same worker (affinity, DESIGN.md §5); after the last recheck they become a TRANSIENT
+ * same worker (affinity, docs/design.md §5); after the last recheck they become a TRANSIENT
  * non-verdict so the batch can finish. A crash leaves leases that expire and are taken over;
  * a result stored twice is a no-op in the store, so nothing is billed twice. Leases are renewed
  * every third of their length; one the store reports lost (another worker took the item over

@@ -1,6 +1,6 @@
 /**
  * Batch creation (`POST /v1/requests`): validate, normalise and de-duplicate the addresses
- * (DESIGN.md §4), then let the store create request + items + hold in one transaction, and
+ * (docs/design.md §4), then let the store create request + items + hold in one transaction, and
  * wake the workers. A batch over a stored list is created with its count and no items; its items
  * are copied from the list in chunks in the background (src/service/list-batch-fill.ts), so a
  * list of a million entries costs this call one small transaction.
@@ -83,7 +83,7 @@ export class BatchService {
           message: `The list has ${list.entries.toLocaleString('en-US')} entries; at most ${this.options.listMaxEntries.toLocaleString('en-US')} are verified in one batch.`,
         };
       }
-      // An invalid address inside a stored list becomes a `rejected` item, not a 400 (DESIGN.md §5), as its chunk is written.
+      // An invalid address inside a stored list becomes a `rejected` item, not a 400 (docs/design.md §5), as its chunk is written.
       outcome = await batches.create({
         ...this.common(key, body, idempotencyKey, now),
         mode: 'list',

@@ -1,4 +1,4 @@
-/** Which engine serves a check: live keys probe the network, `ps_test.` keys use the sandbox (DESIGN.md §3). */
+/** Which engine serves a check: live keys probe the network, `ps_test.` keys use the sandbox (docs/design.md §3). */
 import type { Engine } from '../core/ports.js';
 import type { SmtpSessionStats } from './session-stats.js';
 

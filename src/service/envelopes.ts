@@ -1,12 +1,12 @@
 /**
  * Envelopes the service itself writes (the engine writes all the others): the pending
- * envelope of a 202 (interface-spec §3) and the final form of an address still greylisted after
+ * envelope of a 202 (docs/interface-spec.md §3) and the final form of an address still greylisted after
  * the last recheck. (A syntax-invalid list entry gets the engine's own `syntaxRejection`.)
  */
 import type { PresendEnvelope } from '../core/types.js';
 import type { StoredResult } from '../store/store.js';
 
-/** interface-spec §3: a 202 carries status running, outcome pending, nothing decided, nothing billed. */
+/** docs/interface-spec.md §3: a 202 carries status running, outcome pending, nothing decided, nothing billed. */
 export function pendingEnvelope(): PresendEnvelope {
   return {
     contract_version: 1,

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key handling (DESIGN.md §4): the scope is account + key mode + route + key, the body is
+ * Idempotency-Key handling (docs/design.md §4): the scope is account + key mode + route + key, the body is
  * compared by a hash of its canonical JSON (key order does not matter), records live 24 h.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * API keys (DESIGN.md §3): `ps_live.` or `ps_test.` + 40 random base62 characters. Only the
+ * API keys (docs/design.md §3): `ps_live.` or `ps_test.` + 40 random base62 characters. Only the
  * SHA-256 and a short display prefix are stored; authentication looks a key up by its hash,
  * so no secret is ever compared character by character.
  */

@@ -1,5 +1,5 @@
 /**
- * The engines of a running service: the live engine on the configured DNS/SMTP (DESIGN.md §2)
+ * The engines of a running service: the live engine on the configured DNS/SMTP (docs/design.md §2)
  * and the sandbox engine for `ps_test.` keys. config.sandboxSlowDelayMs shortens the sandbox's
  * `slow@` delay (tests and demos only).
  */

@@ -1,5 +1,5 @@
 /**
- * Keys an owner creates and revokes from the dashboard (DESIGN.md §3, §7): the key is returned
+ * Keys an owner creates and revokes from the dashboard (docs/design.md §3, §7): the key is returned
  * once, here, and never again; the store keeps its hash, display prefix and label, and records
  * who did what in the audit trail.
  */

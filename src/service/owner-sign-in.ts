@@ -1,5 +1,5 @@
 /**
- * Signing owners in and out (DESIGN.md §7). Sessions are random 256-bit tokens held in an
+ * Signing owners in and out (docs/design.md §7). Sessions are random 256-bit tokens held in an
  * HttpOnly cookie; the store keeps only their SHA-256, so any API node can honour them and a
  * copy of the database signs nobody in. Failed sign-ins are throttled per email and per client
  * address, counted in the store so the limit holds summed over every node (OWASP Authentication

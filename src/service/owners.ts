@@ -1,5 +1,5 @@
 /**
- * Owners of an account (DESIGN.md §7): `presend users create` and `presend users
+ * Owners of an account (docs/design.md §7): `presend users create` and `presend users
  * reset-password` make a one-time link to set the password. Only the link token's SHA-256 is
  * stored; the link is printed once, for the administrator to hand over.
  */

@@ -1,5 +1,5 @@
 /**
- * Status and results of a batch (DESIGN.md §4). Results are ordered by the moment each item
+ * Status and results of a batch (docs/design.md §4). Results are ordered by the moment each item
  * became final (its final sequence number); a cursor is the opaque position after the last
  * item returned, so a full export of a running batch never repeats or skips an item.
  */
@@ -42,7 +42,7 @@ export function decodeCursor(cursor: string, requestId: string): number | null {
   }
 }
 
-/** A limit outside 1–200 is clamped into it; anything unparseable is the default (DESIGN.md §4). */
+/** A limit outside 1–200 is clamped into it; anything unparseable is the default (docs/design.md §4). */
 export function clampLimit(raw: unknown): number {
   const n = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
   if (Number.isNaN(n)) return DEFAULT_PAGE;
@@ -90,7 +90,7 @@ export class ResultsService {
     let after = 0;
     let cursorSeq: number | null = null;
     if (query.cursor !== undefined) {
-      // Cursor wins over offset (DESIGN.md §4). A repeated `cursor` (an array) names no position
+      // Cursor wins over offset (docs/design.md §4). A repeated `cursor` (an array) names no position
       // this request issued: it is refused, never read as "no cursor" (which restarts at 0).
       cursorSeq = typeof query.cursor === 'string' ? decodeCursor(query.cursor, requestId) : null;
       if (cursorSeq === null) return { kind: 'cursor_not_found' };

@@ -210,7 +210,7 @@ export class VerifyService {
     return refusal;
   }
 
-  /** The same verification as it stands now (DESIGN.md §4): billed once, never run twice. */
+  /** The same verification as it stands now (docs/design.md §4): billed once, never run twice. */
   private async replay(record: VerificationRecord, timeoutMs: number): Promise<VerifyOutcome> {
     if (record.state === 'completed') return { kind: 'completed', record, replayed: true };
     if (record.state === 'failed') return { kind: 'refused', code: 'engine_unavailable' };

@@ -62,7 +62,7 @@ import type {
   VerdictCount,
 } from './owner-records.js';
 
-/** Accounts and their API keys (DESIGN.md §3). */
+/** Accounts and their API keys (docs/design.md §3). */
 export interface AccountsRole {
   /** Null when the name is taken. `credits` > 0 adds an initial grant. */
   createAccount(input: { name: string; credits: number; now: Date }): Promise<Account | null>;
@@ -186,7 +186,7 @@ export interface ListBatchesRole {
   }): Promise<'written' | 'lost'>;
 }
 
-/** Per-key token buckets (DESIGN.md §4), shared by every API node when the store is. */
+/** Per-key token buckets (docs/design.md §4), shared by every API node when the store is. */
 export interface RateLimitsRole {
   consumeToken(input: { keyId: string; now: Date; perSecond: number; burst: number }): Promise<RateDecision>;
 }
@@ -226,7 +226,7 @@ export interface EngineStateRole {
   cache: FactsCache;
 }
 
-/** Retention (DESIGN.md §4): what is past its time is deleted. */
+/** Retention (docs/design.md §4): what is past its time is deleted. */
 export interface RetentionRole {
   /**
    * Requests past retentionExpiresAt (with items), finished checks older than the retention,
@@ -237,7 +237,7 @@ export interface RetentionRole {
   purgeExpired(now: Date, verificationRetentionDays: number, options?: { chunk?: number }): Promise<PurgeOutcome>;
 }
 
-/** Owners of an account, who sign in to its dashboard (DESIGN.md §7), and their one-time password links. */
+/** Owners of an account, who sign in to its dashboard (docs/design.md §7), and their one-time password links. */
 export interface UsersRole {
   /** Null when the email is taken (an email names one user over all accounts). `email` is stored lower-cased. */
   createUser(input: { accountId: string; email: string; now: Date }): Promise<OwnerUser | null>;

@@ -1,6 +1,6 @@
 /**
  * Roles: ledger, verifications, batches (the rules they bill and count by). Store-independent rules both store implementations apply inside their transactions, so
- * SQLite and PostgreSQL bill, count and finalize identically (DESIGN.md §3–§5).
+ * SQLite and PostgreSQL bill, count and finalize identically (docs/design.md §3–§5).
  */
 import type { AddressHistory, Billing, PresendEnvelope } from '../core/types.js';
 import type { Counters, StoredResult } from './store.js';
@@ -88,7 +88,7 @@ export function addDays(now: Date, days: number): Date {
 }
 
 /**
- * How a request ends once nothing is open (DESIGN.md §4): `completed`, unless every item ended
+ * How a request ends once nothing is open (docs/design.md §4): `completed`, unless every item ended
  * `failed` (the engine failed on all of them, a bug or an outage) — then the request is `failed`
  * with errorCode `engine_unavailable`: not finalized, partial, counts no longer change.
  */

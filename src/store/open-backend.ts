@@ -1,5 +1,5 @@
 /**
- * Serves every role: opens them together. Opens every role of the store named by a database URL (DESIGN.md §2): `sqlite:PATH`,
+ * Serves every role: opens them together. Opens every role of the store named by a database URL (docs/design.md §2): `sqlite:PATH`,
  * `sqlite::memory:` or `postgres://…`. Each dialect's backend is loaded only when asked for:
  * a SQLite install never loads pg, a PostgreSQL node never loads SQLite's native module.
  */

@@ -6,7 +6,7 @@
 import type { PreSendDecision, PublicVerdict } from '../core/types.js';
 import type { KeyMode, ListState, RequestMode, RequestState, StoredResult } from './store.js';
 
-/** An owner: a person who signs in to an account's dashboard (DESIGN.md §7). */
+/** An owner: a person who signs in to an account's dashboard (docs/design.md §7). */
 export interface OwnerUser {
   id: string;
   accountId: string;

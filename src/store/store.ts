@@ -66,7 +66,7 @@ export interface ListRecord {
   createdAt: string;
 }
 
-/** Scope of an Idempotency-Key (DESIGN.md §4): account + route + key, plus the body hash. */
+/** Scope of an Idempotency-Key (docs/design.md §4): account + route + key, plus the body hash. */
 export interface IdempotencyClaim {
   route: string;
   key: string;
@@ -178,7 +178,7 @@ export interface Finalization {
   creditsReleased: number;
 }
 
-/** Counter keys of DESIGN.md §4. pending + rechecking + completed + failed = unique. */
+/** Counter keys of docs/design.md §4. pending + rechecking + completed + failed = unique. */
 export interface Counters {
   total: number;
   unique: number;
@@ -295,7 +295,7 @@ export interface PurgeOutcome {
   failedLists: number;
 }
 
-/** Decision → counter key (DESIGN.md §4). */
+/** Decision → counter key (docs/design.md §4). */
 export const DECISION_COUNTER: Record<PreSendDecision, keyof Counters> = {
   send: 'send',
   suppress: 'suppress',

@@ -1,5 +1,5 @@
 /**
- * Role: rate limits (the arithmetic). Token-bucket arithmetic (DESIGN.md §4: per key, sustained rate with bursts). Pure, so both
+ * Role: rate limits (the arithmetic). Token-bucket arithmetic (docs/design.md §4: per key, sustained rate with bursts). Pure, so both
  * stores share it: SQLite keeps the buckets in memory, PostgreSQL in a row locked while it runs.
  */
 import type { RateDecision } from './store.js';

@@ -7,7 +7,7 @@ import type { OpenBackend } from './backends.js';
 import { assertSpecAnswer, rawRequest } from './raw-http.js';
 
 /**
- * Limits under attack: a burst from many connections against the token bucket (DESIGN.md §4:
+ * Limits under attack: a burst from many connections against the token bucket (docs/design.md §4:
  * 20/s, burst 40), and batches and checks racing to overdraw an account's credits. On SQLite,
  * and on PostgreSQL when it is reachable (row locks and shared buckets are where races live).
  */

@@ -94,7 +94,7 @@ describe('API fuzzing: bodies and content types against a presend serve child pr
         const body = route === 'verify' ? v : b;
         const answer = await rawRequest(t.url, 'POST', path, { ...keys, 'idempotency-key': freshIdem(), 'content-type': 'application/json' }, JSON.stringify(body));
         assertSpecAnswer(route, answer, `${path} ${JSON.stringify(body).slice(0, 200)}`);
-        // Unknown fields are a schema break (interface-spec §2: no other fields are allowed).
+        // Unknown fields are a schema break (docs/interface-spec.md §2: no other fields are allowed).
         const known = route === 'verify' ? ['email', 'timeoutMs'] : ['emails', 'listId'];
         if (Object.keys(body).some((k) => !known.includes(k))) assert.equal(answer.status, 400, answer.text);
       }),

@@ -13,7 +13,7 @@ import { assertSpecAnswer, rawRequest } from './raw-http.js';
 const LOCALS = ['deliverable', 'Deliverable', 'role', 'undeliverable+1', 'user.name'];
 const DOMAINS = ['example.com', 'EXAMPLE.com', 'Example.Com', 'bücher.example', 'BÜCHER.example', 'xn--bcher-kva.example', 'münchen.test', 'MÜNCHEN.TEST'];
 
-/** DESIGN.md §4: the domain is lower-cased and IDNA-encoded, the local part kept as given. */
+/** docs/design.md §4: the domain is lower-cased and IDNA-encoded, the local part kept as given. */
 const normalise = (email: string) => {
   const at = email.lastIndexOf('@');
   return `${email.slice(0, at)}@${domainToASCII(email.slice(at + 1).toLowerCase())}`;

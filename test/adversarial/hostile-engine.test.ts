@@ -32,7 +32,7 @@ describe('hostile hosts the engine tests leave out', () => {
     assert.equal(alice?.envelope.verdict, 'DELIVERABLE');
     assert.equal(bob?.envelope.verdict, 'UNDELIVERABLE_NO_MAILBOX');
     assert.equal(alice?.envelope.verdict, ew.world.expectedVerdict('alice@probe-tarpit.test'));
-    // Not knowing whether the domain is catch-all leaves the accept weaker evidence (DESIGN.md §5).
+    // Not knowing whether the domain is catch-all leaves the accept weaker evidence (docs/design.md §5).
     assert.ok((alice?.envelope.confidence ?? 1) < 0.95, `confidence ${alice?.envelope.confidence}`);
     // The probe's RCPT was sent and never answered; each real recipient was asked a bounded number of times.
     const commands = ew.world.recorder.sessions('mx.probe-tarpit.test').flatMap((s) => s.commands);

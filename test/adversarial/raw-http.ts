@@ -87,7 +87,7 @@ export function rawExchange(baseUrl: string, method: string, path: string, heade
   return exchange(baseUrl, Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), payload);
 }
 
-/** interface-spec §7, per route; the unknown paths and methods answer 404 (DESIGN.md: `not_found`). */
+/** docs/interface-spec.md §7, per route; the unknown paths and methods answer 404 (docs/design.md: `not_found`). */
 export const ROUTE_STATUSES = {
   verify: { success: [200, 202], errors: [400, 401, 402, 429, 502, 503] },
   createBatch: { success: [200, 202], errors: [400, 401, 402, 404, 422, 429, 503] },

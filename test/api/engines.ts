@@ -1,5 +1,5 @@
 /**
- * Engines for the API tests: the real sandbox engine (DESIGN.md §3) in both slots, so live-key
+ * Engines for the API tests: the real sandbox engine (docs/design.md §3) in both slots, so live-key
  * billing is exercised without network, with `slow@` shortened. `crash@` addresses make the
  * engine throw — the one behaviour (a bug or outage, 502) the sandbox cannot produce.
  */

@@ -21,7 +21,7 @@ import { freshDatabase } from '../scale/fresh-database.js';
 import { BatchRequest, ErrorBody, ResultsPage, VerifyResult } from '../../src/api/schemas.js';
 import type { TSchema } from '@sinclair/typebox';
 
-/** The schema a response of the interface must match, by route and status (interface-spec §4, §7). */
+/** The schema a response of the interface must match, by route and status (docs/interface-spec.md §4, §7). */
 function schemaFor(method: string, path: string, status: number): TSchema | null {
   if (!path.startsWith('/v1/')) return status >= 400 ? ErrorBody : null;
   if (status >= 400) return ErrorBody;

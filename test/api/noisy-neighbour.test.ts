@@ -52,7 +52,7 @@ const verify = (h: Harness, key: string, email: string, timeoutMs: number) => h.
 
 function isSlowDown(r: { status: number; headers: Headers; body: { error: { code: string } } }): void {
   isError(r, 429, 'rate_limited');
-  assert.ok(Number(r.headers.get('retry-after')) >= 1, 'a 429 carries Retry-After (interface-spec §7)');
+  assert.ok(Number(r.headers.get('retry-after')) >= 1, 'a 429 carries Retry-After (docs/interface-spec.md §7)');
 }
 
 describeOnEveryBackend('noisy neighbour: one account cannot hold the engine', (backend) => {

@@ -5,7 +5,7 @@ import { startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError, isResultsPage } from './schema-check.js';
 
-/** Full export by cursor (interface-spec §4): until nextCursor is null on a finalized request. */
+/** Full export by cursor (docs/interface-spec.md §4): until nextCursor is null on a finalized request. */
 async function exportAll(h: Harness, key: string, id: string, limit: number) {
   const seen: string[] = [];
   const cursors = new Set<string>();

@@ -18,7 +18,7 @@ const reply = (text: string, catchAll: boolean | null = false): Finding => ({
 type Bare<T> = T extends unknown ? Omit<T, 'host' | 'attempts'> : never;
 const probe = (outcome: Bare<ProbeOutcome>): Finding => ({ kind: 'probe', outcome: { ...outcome, host: 'mx.example.test', attempts: 1 } as ProbeOutcome, catchAll: null });
 
-/** DESIGN.md §5, row by row: finding → verdict, outcome, decision, status. */
+/** docs/design.md §5, row by row: finding → verdict, outcome, decision, status. */
 const ROWS: Array<[why: string, finding: Finding, traits: AddressTraits, verdict: PublicVerdict, outcome: Outcome, decision: PreSendDecision, status: EnvelopeStatus]> = [
   ['RCPT accepted, not catch-all', reply('250 2.1.5 OK'), PLAIN, 'DELIVERABLE', 'actionable_verdict', 'send', 'completed'],
   ['550 5.1.1', reply('550 5.1.1 user unknown'), PLAIN, 'UNDELIVERABLE_NO_MAILBOX', 'actionable_verdict', 'suppress', 'completed'],
@@ -53,7 +53,7 @@ const ROWS: Array<[why: string, finding: Finding, traits: AddressTraits, verdict
   ['webmail accepting all', reply('250 ok'), { ...PLAIN, providerFamily: 'yahoo' }, 'UNKNOWN_WEBMAIL', 'non_verdict', 'send_with_caution', 'completed'],
 ];
 
-describe('verdict table (DESIGN.md §5)', () => {
+describe('verdict table (docs/design.md §5)', () => {
   for (const [why, finding, traits, verdict, outcome, decision, status] of ROWS) {
     test(`${why} → ${verdict}, ${outcome}, ${decision}, ${status}`, () => {
       const { envelope, score, legacy } = buildEnvelope(classify(finding, traits), traits, CONTEXT);

@@ -17,7 +17,7 @@ function verdictWorld(): DefaultWorld {
   return spec;
 }
 
-/** Rows of DESIGN.md §5 a mail world produces, each through real DNS and SMTP traffic. */
+/** Rows of docs/design.md §5 a mail world produces, each through real DNS and SMTP traffic. */
 const ROWS: Array<[email: string, verdict: PublicVerdict, reason: string]> = [
   ['alice@acme.test', 'DELIVERABLE', 'smtp_rcpt_accepted'],
   ['nobody@acme.test', 'UNDELIVERABLE_NO_MAILBOX', 'mailbox_not_found'],

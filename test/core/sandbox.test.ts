@@ -20,7 +20,7 @@ const ROWS: Array<[local: string, verdict: PublicVerdict, decision: PreSendDecis
   ['anything.else', 'DELIVERABLE', 'send'],
 ];
 
-describe('sandbox engine (DESIGN.md §3)', () => {
+describe('sandbox engine (docs/design.md §3)', () => {
   const engine = createSandboxEngine(clock);
   for (const [local, verdict, decision] of ROWS) {
     test(`${local}@example.com is ${verdict} with decision ${decision}, from the sandbox`, async () => {

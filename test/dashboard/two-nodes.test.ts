@@ -1,5 +1,5 @@
 /**
- * The dashboard on PostgreSQL with two API nodes behind a balancer (DESIGN.md §1, §7): a
+ * The dashboard on PostgreSQL with two API nodes behind a balancer (docs/design.md §1, §7): a
  * session made on one node is honoured by the other, a key created through one is shown once
  * by the other (the sealed flash lives in the store), a batch started on one is followed live
  * on the other, and signing out everywhere on one ends the session on both.

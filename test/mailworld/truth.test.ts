@@ -54,7 +54,7 @@ const VERDICTS_OF_CODE: Record<number, PublicVerdict[]> = {
 };
 
 describe('the truth of the default and benchmark worlds', () => {
-  test('the default world covers every verdict of DESIGN.md §5 a mail world can produce', async () => {
+  test('the default world covers every verdict of docs/design.md §5 a mail world can produce', async () => {
     const world = await startMailWorld(defaultWorld());
     try {
       for (const [email, verdict] of DEFAULT_TRUTH) assert.equal(world.expectedVerdict(email), verdict, email);

@@ -1,5 +1,5 @@
 /**
- * Scale-out on PostgreSQL (DESIGN.md §1): two `presend serve --no-worker` API nodes and two
+ * Scale-out on PostgreSQL (docs/design.md §1): two `presend serve --no-worker` API nodes and two
  * `presend worker` processes on one fresh database, a batch of 5,000 mail-world addresses,
  * and one worker SIGKILLed in the middle. Requests are spread over both API nodes.
  */

@@ -1,4 +1,4 @@
-/** Configuration is parsed once (DESIGN.md §2): every setting has a default, a bad value names its variable, and nothing else reads the environment. */
+/** Configuration is parsed once (docs/design.md §2): every setting has a default, a bad value names its variable, and nothing else reads the environment. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

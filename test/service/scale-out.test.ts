@@ -1,5 +1,5 @@
 /**
- * Scale-out on one store (DESIGN.md §1): `presend serve --no-worker` takes the batch and a
+ * Scale-out on one store (docs/design.md §1): `presend serve --no-worker` takes the batch and a
  * separate `presend worker` process on the same SQLite file verifies it.
  */
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * `presend users create|reset-password` (DESIGN.md §7): owners who sign in to the dashboard.
+ * `presend users create|reset-password` (docs/design.md §7): owners who sign in to the dashboard.
  * Each prints a one-time link to set the password, to hand to the owner; the link's base is
  * PRESEND_BASE_URL (or --base-url), the address people reach this service at.
  */

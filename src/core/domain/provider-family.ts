@@ -1,5 +1,5 @@
 /**
- * Provider family from MX host names (DESIGN.md §4). The MX names are what a mailbox provider
+ * Provider family from MX host names (docs/design.md §4). The MX names are what a mailbox provider
  * publishes for every hosted domain, so `acme.com` hosted by Google is `google`.
  */
 import type { ProviderFamily } from '../types.js';

@@ -51,7 +51,7 @@ export interface ParsedAddress {
   domain: string;
   /** Domain in Unicode (U-label) form, for display and typo checks. */
   domainUnicode: string;
-  /** `localPart@domain`: the normalised address (DESIGN.md §4, batch duplicates). */
+  /** `localPart@domain`: the normalised address (docs/design.md §4, batch duplicates). */
   normalized: string;
   quoted: boolean;
   /** True when the local part is pure ASCII; false means SMTPUTF8 is needed (RFC 6531). */

@@ -1,5 +1,5 @@
 /**
- * Serves every role (PostgreSQL). Every role on one PostgreSQL database, shared by every API node and worker (DESIGN.md §1
+ * Serves every role (PostgreSQL). Every role on one PostgreSQL database, shared by every API node and worker (docs/design.md §1
  * scale-out): the shared roles over the store pool with this dialect's claim and bulk writes;
  * rate-limit buckets in a table; engine state (MX session slots, domain facts) on a small pool
  * of its own; wake-ups between processes by LISTEN/NOTIFY.

@@ -1,5 +1,5 @@
 /**
- * Role: engine state (MX session slots, PostgreSQL). The SessionLimiter shared by every worker on one PostgreSQL (DESIGN.md §1, §5): per MX host
+ * Role: engine state (MX session slots, PostgreSQL). The SessionLimiter shared by every worker on one PostgreSQL (docs/design.md §1, §5): per MX host
  * at most `maxPerHost` rows in mx_session_slots hold a live lease, whichever worker holds them,
  * so the politeness limit holds summed over all workers. A slot is leased, renewed while its
  * SMTP session lives, and deleted on release; a worker that dies (SIGKILL, lost host) stops

@@ -1,5 +1,5 @@
 /**
- * Role: engine state (PostgreSQL). The engine's shared state when the store is PostgreSQL (DESIGN.md §1): per-MX session slots
+ * Role: engine state (PostgreSQL). The engine's shared state when the store is PostgreSQL (docs/design.md §1): per-MX session slots
  * and domain facts live in the database, so the politeness limit holds summed over every
  * worker and API node, and a domain's MX set or catch-all status found by one process serves
  * all of them. On SQLite there is nothing to share across hosts: the engine keeps its

@@ -1,4 +1,4 @@
-/** Role: accounts and their API keys (DESIGN.md §3). Keys are stored as SHA-256 hashes with a short display prefix. */
+/** Role: accounts and their API keys (docs/design.md §3). Keys are stored as SHA-256 hashes with a short display prefix. */
 import { randomUUID } from 'node:crypto';
 import type { AccountsRole } from '../backend.js';
 import { toAccount, toAuthenticatedKey, toKey } from '../rows.js';

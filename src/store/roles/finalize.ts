@@ -1,7 +1,7 @@
 /**
  * Role: batches (finalization). The end of a batch request, shared by its creation (a request of only rejected entries ends at
  * once) and by its results: once nothing is open it is `completed`, or `failed` with its error
- * code when every item failed (DESIGN.md §4, `requestOutcome`), with its finalization summary
+ * code when every item failed (docs/design.md §4, `requestOutcome`), with its finalization summary
  * and retention — the same on every dialect.
  */
 import { addDays, requestOutcome } from '../billing-rules.js';

@@ -1,5 +1,5 @@
 /**
- * Roles: verifications, batches (address history). Address history (the envelope's `history`, DESIGN.md §4): per account and address, how often it
+ * Roles: verifications, batches (address history). Address history (the envelope's `history`, docs/design.md §4): per account and address, how often it
  * was checked, when first and last, and the last verdict. Every use case that finishes a check
  * (a single check, a batch item) reads the rows it will change with a lock and writes them
  * back with one formula: `checks` grows by the checks this transaction adds, so two writers

@@ -1,5 +1,5 @@
 /**
- * Roles: verifications, batches (Idempotency-Key claims). Idempotency-Key claims (DESIGN.md §4), taken inside the transaction of the use case they
+ * Roles: verifications, batches (Idempotency-Key claims). Idempotency-Key claims (docs/design.md §4), taken inside the transaction of the use case they
  * guard (start a check, create a batch). One upsert claims a free key or takes over an expired
  * record; a live record is read back and either replayed (same body) or refused (different
  * body). On PostgreSQL the upsert waits for a concurrent claim of the same key to commit or roll

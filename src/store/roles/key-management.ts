@@ -1,5 +1,5 @@
 /**
- * Role: API keys as their owners manage them (DESIGN.md §3, §7). A key row and its audit event
+ * Role: API keys as their owners manage them (docs/design.md §3, §7). A key row and its audit event
  * are written in one transaction, so the trail never misses a change made here. Revocation is
  * by id within the account: display prefixes are short and not unique across accounts.
  */

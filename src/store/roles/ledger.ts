@@ -1,5 +1,5 @@
 /**
- * Role: credits ledger (DESIGN.md §3). An append-only `credit_ledger`, and running totals on the
+ * Role: credits ledger (docs/design.md §3). An append-only `credit_ledger`, and running totals on the
  * account row moved in the same transaction: balance = granted − debited − held. The in-
  * transaction steps (`hold`, `moveCredits`) are what every use case that bills calls; nothing
  * else writes credits.

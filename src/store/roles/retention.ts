@@ -1,5 +1,5 @@
 /**
- * Role: retention (DESIGN.md §4): requests past their retention, old finished checks, expired
+ * Role: retention (docs/design.md §4): requests past their retention, old finished checks, expired
  * idempotency records and failed list imports are deleted.
  *
  * In small transactions: one DELETE of millions of rows held the database (SQLite: the whole

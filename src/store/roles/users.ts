@@ -1,4 +1,4 @@
-/** Role: owners of an account and their one-time password links (DESIGN.md §7). Tokens and passwords are kept as hashes only. */
+/** Role: owners of an account and their one-time password links (docs/design.md §7). Tokens and passwords are kept as hashes only. */
 import { randomUUID } from 'node:crypto';
 import type { UsersRole } from '../backend.js';
 import type { OwnerCredentials, OwnerUser, PasswordTokenPurpose } from '../owner-records.js';

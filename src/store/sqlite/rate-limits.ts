@@ -1,6 +1,6 @@
 /**
  * Role: rate limits (SQLite). Rate limits on SQLite: the token buckets live in the serving process's memory. One SQLite store
- * serves one `presend serve` process (several API nodes need PostgreSQL, DESIGN.md §1), and a
+ * serves one `presend serve` process (several API nodes need PostgreSQL, docs/design.md §1), and a
  * write transaction per request was the largest single cost of an API call (BENCHMARKS.md §3).
  * A restart refills every bucket, which only ever errs towards letting a client through.
  */

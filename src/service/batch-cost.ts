@@ -1,6 +1,6 @@
 /**
  * What a batch from a stored list will cost before it is started (the dashboard's confirmation):
- * the rule of docs/design.md §3 — a live batch over a list holds one credit per list entry when it
+ * the rule of docs/design.md §3 as docs/architecture.md ("Decisions beyond docs/design.md") extends it for lists — a live batch over a list holds one credit per list entry when it
  * starts (its items are written from the list afterwards, chunk by chunk); the credits of
  * duplicates and of entries that fail the syntax check (rejected, never billed) come back as their
  * chunks are written, so the batch ends up holding one per unique address; a sandbox batch holds

@@ -97,9 +97,12 @@ describe('API fuzzing: headers, paths, methods, queries and framing', () => {
     );
   });
 
-  test('an enormous Idempotency-Key still replays the same request, and only for its own body', async () => {
-    const key = 'k'.repeat(12_000);
+  test('an Idempotency-Key at the 255-character cap replays the same request, only for its own body; a longer one is refused', async () => {
+    const key = 'k'.repeat(255);
     const body = { emails: ['deliverable@example.com', 'role@example.com'] };
+    const enormous = await h.call('POST', '/v1/requests', { key: account.test, idem: 'k'.repeat(12_000), body });
+    assert.equal(enormous.status, 400);
+    assert.equal(enormous.body.error.code, 'invalid_request');
     const first = await h.call('POST', '/v1/requests', { key: account.test, idem: key, body });
     const again = await h.call('POST', '/v1/requests', { key: account.test, idem: key, body });
     const other = await h.call('POST', '/v1/requests', { key: account.test, idem: key, body: { emails: ['x@example.com'] } });

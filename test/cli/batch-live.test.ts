@@ -91,6 +91,6 @@ describe('presend batch --list-id, job and results, as child processes against a
     assert.equal(one.code, 0, one.stderr);
     const oneRun = await presend(['batch', '--list-id', one.stdout.trim(), '--json']);
     assert.equal(oneRun.code, 0, oneRun.stderr);
-    assert.match(oneRun.stderr, /: 1 unique address$/m, 'one address, not "1 unique addresses"');
+    assert.match(oneRun.stderr, /: 1 list entry$/m, 'one entry, not "1 list entries"');
   });
 });

@@ -7,7 +7,8 @@ import { parse } from 'csv-parse/sync';
 import { runCli, startLiveService } from '../client/live-service.js';
 
 test('under a tight rate limit, batch --out still finishes and reports retries in one line, not one line each', { timeout: 180_000 }, async () => {
-  const service = await startLiveService({ accounts: [{ name: 'slowpoke', credits: 0, test: true }] });
+  // Reads have their own bucket (PRESEND_RESULTS_RATE_LIMIT_*): tight here too, so polling and pages meet 429s.
+  const service = await startLiveService({ env: { PRESEND_RESULTS_RATE_LIMIT_PER_SECOND: '1', PRESEND_RESULTS_RATE_LIMIT_BURST: '1' }, accounts: [{ name: 'slowpoke', credits: 0, test: true }] });
   const dir = await mkdtemp(join(tmpdir(), 'presend-retries-'));
   try {
     const limited = await runCli(['accounts', 'rate-limit', 'slowpoke', '--per-second', '1', '--burst', '1'], service.adminEnv);

@@ -261,7 +261,11 @@ describe('scale-out: two API nodes and two workers on one PostgreSQL', { skip, t
   test("a key's rate limit holds over requests spread across both API nodes", async () => {
     const started = Date.now();
     const statuses = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => call(`/v1/requests/00000000-0000-4000-8000-00000000000${i % 10}`, { key: limitedKey, base: nodes[i % 2]!.url })),
+      // POSTs: the work bucket the account's override limits (GETs draw from the larger reads bucket).
+      // The account has no credits, so an allowed call is a 402, a limited one a 429.
+      Array.from({ length: 16 }, (_, i) =>
+        call('/v1/requests', { method: 'POST', body: { emails: [`limit${i}@example.com`] }, idempotencyKey: `limit-${i}`, key: limitedKey, base: nodes[i % 2]!.url }),
+      ),
     );
     const elapsedSeconds = (Date.now() - started) / 1000;
     const allowed = statuses.filter((s) => s.status !== 429).length;

@@ -27,8 +27,12 @@ async function runListBatch(listId: string, flags: BatchFlags, context: CallerCo
   const exportFormat = flags.out !== undefined || flags.format !== undefined ? chooseFormat(flags) : null;
   let batch: BatchRequest = await client.createRequest({ listId });
   const id = batch.request.id;
-  note(`batch ${id} ${batch.replayed ? 'replayed' : 'created'}: ${batch.counters.unique === undefined ? '? unique addresses' : plural(batch.counters.unique, 'unique address', 'unique addresses')}`);
-  if (flags.wait || exportFormat !== null) batch = await waitWithProgress(client, id, progress);
+  // A list batch is filled in the background: its duplicates and invalid entries are known once the list is read.
+  note(`batch ${id} ${batch.replayed ? 'replayed' : 'created'}: ${plural(batch.counters.total ?? 0, 'list entry', 'list entries')}`);
+  if (flags.wait || exportFormat !== null) {
+    batch = await waitWithProgress(client, id, progress);
+    note(`${plural(batch.counters.unique ?? 0, 'unique address', 'unique addresses')} verified (${plural(batch.counters.duplicates ?? 0, 'duplicate')})`);
+  }
   if (exportFormat !== null) {
     await exportToOutput(client, id, { format: exportFormat, ...(flags.out !== undefined ? { out: flags.out } : {}), note, progress });
     // Results go to stdout unless --out; the summary then goes to stderr to keep stdout data.

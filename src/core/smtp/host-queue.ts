@@ -239,14 +239,15 @@ export class HostQueue {
       this.sessions--;
       await release?.();
       this.pump();
+      // The 221 is still awaited (bounded, session.quit()): the queue is not idle — and not
+      // dropped by the dispatcher, whose close() would then miss it — before the socket is closed.
+      await farewell;
       if (this.sessions === 0 && this.pending.length === 0) {
         // Quiet again: the next burst may try the host's full allowance, and the queue can go.
         this.target = Math.min(this.settings.maxSessions, this.profile.sessions);
         this.onIdle?.();
       }
     }
-    // The 221 is still awaited (bounded, session.quit()), so close() waits for a polite end.
-    await farewell;
   }
 
   /** Waits out a back-off the host asked for (a refusal or throttling); close() cuts it short. */

@@ -121,6 +121,25 @@ describe('probe session protocol corners', () => {
     assert.ok(server.sessions.length >= 3, `${server.sessions.length} sessions`);
   });
 
+  test('a session is over once QUIT is sent: the next session of the host does not wait for the 221', async (t) => {
+    // One session at a time; the first session's 221 comes late. The slot is free as soon as
+    // QUIT is written (the server ends the session on reading it), so new work opens the next
+    // session at once instead of one (here slow) round trip later; quit() waits up to 1 s for it.
+    const server = await startScriptedSmtp((line, ctx) => (line === 'QUIT' && ctx.session === 0 ? { delayMs: 1500, reply: '221 bye' } : defaultScript(line, ctx)));
+    t.after(() => server.close());
+    const base = queueSettings(server.port);
+    const queue = scriptedQueue(t, server.port, { session: { ...base.session, stepTimeoutMs: 3000 } });
+    const first = await Promise.all(['a@x.test', 'unknown@x.test'].map((recipient) => queue.submit({ recipient, needsUtf8: false })));
+    assert.deepEqual(first.map(codeOf), [250, 550]);
+    while (!server.sessions[0]?.includes('QUIT')) await new Promise((resolve) => setTimeout(resolve, 5));
+    const started = Date.now();
+    const second = await queue.submit({ recipient: 'b@x.test', needsUtf8: false });
+    const waited = Date.now() - started;
+    assert.equal(codeOf(second), 250);
+    assert.equal(server.sessions.length, 2);
+    assert.ok(waited < 500, `the next session waited ${waited} ms for the last one's 221`);
+  });
+
   test('452 too many recipients: the rest go in later transactions of no more than what the server took', async (t) => {
     const server = await startScriptedSmtp((line, ctx) =>
       line.startsWith('RCPT') && ctx.rcptsInTransaction > 4 ? '452 4.5.3 Too many recipients' : defaultScript(line, ctx),

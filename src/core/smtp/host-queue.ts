@@ -208,6 +208,7 @@ export class HostQueue {
 
   private async work(warm: boolean): Promise<void> {
     let release: (() => Promise<void> | void) | undefined;
+    let farewell: Promise<unknown> | undefined;
     try {
       await this.ready;
       await this.backedOff();
@@ -232,12 +233,15 @@ export class HostQueue {
       if (opened && !opened.ok) this.openFailed(opened.failure);
       else if (opened?.ok) {
         this.refusals = 0;
-        await this.serve(opened.session);
+        ({ farewell } = await this.serve(opened.session));
       }
     } finally {
       this.sessions--;
       await release?.();
       this.pump();
+      // The 221 is still awaited (bounded, session.quit()): the queue is not idle — and not
+      // dropped by the dispatcher, whose close() would then miss it — before the socket is closed.
+      await farewell;
       if (this.sessions === 0 && this.pending.length === 0) {
         // Quiet again: the next burst may try the host's full allowance, and the queue can go.
         this.target = Math.min(this.settings.maxSessions, this.profile.sessions);
@@ -306,7 +310,14 @@ export class HostQueue {
     return this.profile.errorBudget + BUDGET_SLACK - session.errors;
   }
 
-  private async serve(session: ProbeSession): Promise<void> {
+  /**
+   * Runs groups on the session until it should end. Returns the wait for QUIT's reply, if QUIT
+   * was sent: the session is over for the host once QUIT is sent (a server ends it on reading
+   * QUIT; the mail world's recorder counts it so), so the caller frees the session's slot for
+   * the next session at once instead of after one more round trip.
+   */
+  private async serve(session: ProbeSession): Promise<{ farewell: Promise<unknown> | undefined }> {
+    let farewell: Promise<unknown> | undefined;
     this.live.add(session);
     let after: AfterGroup = 'open';
     let transactions = 0;
@@ -342,12 +353,15 @@ export class HostQueue {
         }
         transactions++;
       }
-      if (after === 'open' || after === 'stop') await session.quit();
+      // quit() writes QUIT before it returns its promise.
+      if (after === 'open' || after === 'stop') farewell = session.quit();
       if (after !== 'broken') this.backoffStep = 0;
     } finally {
       this.live.delete(session);
-      session.destroy();
+      if (!farewell) session.destroy();
     }
+    // Wrapped: an async function returning a promise would wait for it.
+    return { farewell };
   }
 
   /**

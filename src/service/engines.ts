@@ -19,7 +19,7 @@ export interface Engines {
 /** The refusal message for live checks on an engine without a probe identity (see Engines.liveChecksOff). */
 export function liveChecksOffMessage(missing: readonly string[]): string | undefined {
   if (missing.length === 0) return undefined;
-  return `Live checks are off on this server until its operator sets ${missing.join(' and ')} (docs/deploy.md); nothing was billed. Sandbox keys (ps_test.) work meanwhile.`;
+  return `Live checks are off on this server until its operator sets ${missing.join(' and ')} (docs/deploy.md): live keys are refused and nothing is billed. Sandbox keys (ps_test.) work meanwhile.`;
 }
 
 export function engineFor(engines: Engines, sandbox: boolean): Engine {

@@ -160,7 +160,7 @@ describe('presend serve', () => {
         assert.equal(refused.status, 503, path);
         const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
         assert.equal(error.code, 'service_unavailable');
-        assert.match(error.message, /PRESEND_HELO_NAME .* PRESEND_MAIL_FROM .*nothing was billed/);
+        assert.match(error.message, /PRESEND_HELO_NAME .* PRESEND_MAIL_FROM .*live keys are refused and nothing is billed/);
       }
       const sandbox = await post('/v1/verify', service.keyOf('trial'), { email: 'deliverable@example.com' });
       assert.equal(sandbox.status, 200);

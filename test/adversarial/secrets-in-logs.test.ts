@@ -4,6 +4,7 @@ import { startLiveService, runCli } from '../client/live-service.js';
 import { rawRequest } from './raw-http.js';
 import { addAccounts } from './fuzz-target.js';
 import type { RawHeaders } from './raw-http.js';
+import { sameRateLimits } from '../api/harness.js';
 
 /**
  * docs/design.md §3: keys never appear in logs (X-Api-Key and Authorization are redacted). A real
@@ -26,7 +27,7 @@ describe('secrets: keys never reach the logs', () => {
   // debug logs everything info does, and more.
   for (const level of ['debug']) {
     test(`a serve process logging at ${level} never writes a key, whatever the route, form or outcome`, async (t) => {
-      const service = await startLiveService({ env: { PRESEND_LOG_LEVEL: level, PRESEND_SANDBOX_SLOW_DELAY_MS: '400', PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '30', PRESEND_RESULTS_RATE_LIMIT_PER_SECOND: '1', PRESEND_RESULTS_RATE_LIMIT_BURST: '30' } });
+      const service = await startLiveService({ env: { PRESEND_LOG_LEVEL: level, PRESEND_SANDBOX_SLOW_DELAY_MS: '400', ...sameRateLimits(1, 30) } });
       t.after(() => service.stop());
       // One account made the operator's way (admin commands), the rest straight in the store.
       await service.createAccount('alpha', 50);

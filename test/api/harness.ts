@@ -140,6 +140,19 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 }
 
 let idem = 0;
+/**
+ * Environment giving both of a key's buckets — the work routes' and the reads' (GET) — the same
+ * limits, for tests that must meet 429s whichever route they call.
+ */
+export function sameRateLimits(perSecond: number, burst: number): Record<string, string> {
+  return {
+    PRESEND_RATE_LIMIT_PER_SECOND: String(perSecond),
+    PRESEND_RATE_LIMIT_BURST: String(burst),
+    PRESEND_RESULTS_RATE_LIMIT_PER_SECOND: String(perSecond),
+    PRESEND_RESULTS_RATE_LIMIT_BURST: String(burst),
+  };
+}
+
 export const newIdem = (): string => `idem-${process.pid}-${Date.now()}-${++idem}`;
 
 /** Polls the status route until the request is finalized (or failed). */

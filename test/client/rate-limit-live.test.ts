@@ -2,6 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { PresendApiError, PresendClient, type RetryEvent } from '../../src/client/index.js';
 import { startLiveService, type LiveService } from './live-service.js';
+import { sameRateLimits } from '../api/harness.js';
 
 interface Sent {
   method: string;
@@ -32,7 +33,7 @@ describe('rate limiting against a real presend serve (1 request/s, burst 1)', ()
 
   before(async () => {
     service = await startLiveService({
-      env: { PRESEND_RATE_LIMIT_PER_SECOND: '1', PRESEND_RATE_LIMIT_BURST: '1', PRESEND_RESULTS_RATE_LIMIT_PER_SECOND: '1', PRESEND_RESULTS_RATE_LIMIT_BURST: '1' },
+      env: sameRateLimits(1, 1),
       accounts: [{ name: 'limited', credits: 0, test: true }],
     });
     key = service.keyOf('limited');

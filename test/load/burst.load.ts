@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from '../api/harness.js';
+import { sameRateLimits, startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { describeOnEveryBackend } from '../api/backends.js';
 import { assertSpecAnswer, rawRequest } from '../adversarial/raw-http.js';
@@ -19,13 +19,8 @@ describeOnEveryBackend('a burst of concurrent connections on one key', (backend)
   before(async () => {
     h = await startHarness({
       backend,
-      env: {
-        PRESEND_RATE_LIMIT_PER_SECOND: String(PER_SECOND),
-        PRESEND_RATE_LIMIT_BURST: String(BURST),
-        // The GET routes draw from the reads bucket: the same limits here, so they meet them too.
-        PRESEND_RESULTS_RATE_LIMIT_PER_SECOND: String(PER_SECOND),
-        PRESEND_RESULTS_RATE_LIMIT_BURST: String(BURST),
-      },
+      // The GET routes draw from the reads bucket: the same limits here, so they meet them too.
+      env: sameRateLimits(PER_SECOND, BURST),
     });
   });
   after(async () => h?.close());

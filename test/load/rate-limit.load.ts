@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import autocannon from 'autocannon';
-import { startHarness, newIdem, waitFinal } from '../api/harness.js';
+import { sameRateLimits, startHarness, newIdem, waitFinal } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { assertSpecAnswer, rawRequest } from '../adversarial/raw-http.js';
 import type { RawAnswer } from '../adversarial/raw-http.js';
@@ -19,13 +19,8 @@ describe('load at twice the rate limit', () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({
-      env: {
-        PRESEND_RATE_LIMIT_PER_SECOND: String(PER_SECOND),
-        PRESEND_RATE_LIMIT_BURST: String(BURST),
-        // The GET routes draw from the reads bucket: the same limits here, so they meet them too.
-        PRESEND_RESULTS_RATE_LIMIT_PER_SECOND: String(PER_SECOND),
-        PRESEND_RESULTS_RATE_LIMIT_BURST: String(BURST),
-      },
+      // The GET routes draw from the reads bucket: the same limits here, so they meet them too.
+      env: sameRateLimits(PER_SECOND, BURST),
     });
   });
   after(async () => h?.close());

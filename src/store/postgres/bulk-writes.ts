@@ -39,15 +39,15 @@ export const postgresBulkWrites: BulkWrites = {
   },
 
   async insertPendingItems(tx, requestId, items, billing) {
+    let inserted = 0;
     for (let start = 0; start < items.length; start += CHUNK) {
       const part = items.slice(start, start + CHUNK);
-      await tx.run("INSERT INTO items (request_id, email, domain, state, billing) SELECT ?, e, d, 'pending', ? FROM unnest(?::text[], ?::text[]) AS t(e, d)", [
-        requestId,
-        billing,
-        part.map((i) => i.email),
-        part.map((i) => i.domain),
-      ]);
+      inserted += await tx.run(
+        "INSERT INTO items (request_id, email, domain, state, billing) SELECT ?, e, d, 'pending', ? FROM unnest(?::text[], ?::text[]) AS t(e, d) ON CONFLICT (request_id, email) DO NOTHING",
+        [requestId, billing, part.map((i) => i.email), part.map((i) => i.domain)],
+      );
     }
+    return inserted;
   },
 
   async insertFinalItems(tx, requestId, items) {

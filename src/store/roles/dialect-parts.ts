@@ -59,7 +59,12 @@ export interface BulkWrites {
   /** Locks and reads the history rows of `keys` (given in key order, so two writers lock alike). */
   lockHistories(tx: Tx, keys: readonly HistoryKey[]): Awaitable<HistoryRow[]>;
   upsertHistories(tx: Tx, rows: readonly HistoryWrite[]): Awaitable<void>;
-  insertPendingItems(tx: Tx, requestId: string, items: ReadonlyArray<{ email: string; domain: string }>, billing: ItemBilling): Awaitable<void>;
+  /**
+   * Inserts pending items, skipping an address the request already has (its unique key), and
+   * returns how many were inserted: a list batch's fill learns its chunk's duplicates from the
+   * insert itself instead of a lookup under the request's lock.
+   */
+  insertPendingItems(tx: Tx, requestId: string, items: ReadonlyArray<{ email: string; domain: string }>, billing: ItemBilling): Awaitable<number>;
   insertFinalItems(tx: Tx, requestId: string, items: readonly NewFinalItem[]): Awaitable<void>;
   insertListEntries(tx: Tx, listId: string, firstPosition: number, emails: readonly string[]): Awaitable<void>;
   /** Greylisted items wait for their recheck at `at`, from the worker of `affinity` first. */

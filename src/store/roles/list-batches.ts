@@ -46,18 +46,25 @@ export function listBatchesRole(db: Db, bulk: BulkWrites): ListBatchesRole {
           input.requestId,
         ]);
         if (!r || r.fill_position === null || Number(r.fill_position) !== input.from) return 'lost' as const;
-        // An address already written by an earlier chunk (a duplicate across chunks) is skipped.
-        const emails = input.items.map((i) => i.email);
-        const known = new Set(
-          emails.length === 0
-            ? []
-            : (await tx.all<{ email: string }>(`SELECT email FROM items WHERE request_id = ? AND email ${tx.dialect.inList}`, [input.requestId, list(emails)])).map((x) => x.email),
-        );
-        const fresh = input.items.filter((i) => !known.has(i.email));
-        const open = fresh.filter((i) => !i.finalResult);
-        const finals = fresh.filter((i) => i.finalResult);
+        // An address already written by an earlier chunk (a duplicate across chunks) is skipped:
+        // the pending items' insert skips it itself (the request's unique key), and the few final
+        // ones (invalid entries) are looked up first, as their sequence numbers must stay dense.
+        const pending = input.items.filter((i) => !i.finalResult);
+        const finalEntries = input.items.filter((i) => i.finalResult);
+        const knownFinal =
+          finalEntries.length === 0
+            ? new Set<string>()
+            : new Set(
+                (
+                  await tx.all<{ email: string }>(`SELECT email FROM items WHERE request_id = ? AND email ${tx.dialect.inList}`, [
+                    input.requestId,
+                    list(finalEntries.map((i) => i.email)),
+                  ])
+                ).map((x) => x.email),
+              );
+        const finals = finalEntries.filter((i) => !knownFinal.has(i.email));
         const billable = !r.sandbox;
-        await bulk.insertPendingItems(tx, input.requestId, open, billable ? 'held' : 'none');
+        const opened = await bulk.insertPendingItems(tx, input.requestId, pending, billable ? 'held' : 'none');
         // Entries final at once (syntax-invalid) take the request's next sequence numbers.
         await bulk.insertFinalItems(
           tx,
@@ -78,13 +85,13 @@ export function listBatchesRole(db: Db, bulk: BulkWrites): ListBatchesRole {
         await tx.run(
           `UPDATE requests SET unique_count = unique_count + ?, open_count = open_count + ?, final_count = final_count + ?, fill_position = ?, fill_lease_expires_at = ?
            WHERE id = ?`,
-          [fresh.length, open.length, finals.length, input.done ? null : input.next, input.done ? null : input.leaseUntil, input.requestId],
+          [opened + finals.length, opened, finals.length, input.done ? null : input.next, input.done ? null : input.leaseUntil, input.requestId],
         );
         if (billable) {
           // The creation held one credit per list entry: this chunk's entries that became no open
           // item (duplicates, invalid entries) are released, and at the end whatever the list no
           // longer had (entries deleted while the batch was filled).
-          const unused = input.next - input.from - open.length + (input.done ? Math.max(0, Number(r.total) - input.next) : 0);
+          const unused = input.next - input.from - opened + (input.done ? Math.max(0, Number(r.total) - input.next) : 0);
           await moveCredits(tx, bulk, [{ accountId: r.account_id, kind: 'release', credits: unused, requestId: input.requestId, at: input.now }]);
         }
         if (input.done) await finalizeIfDone(tx, input.requestId, input.now, input.retentionDays);

@@ -49,9 +49,11 @@ export const sqliteBulkWrites: BulkWrites = {
   },
 
   insertPendingItems(tx, requestId, items, billing) {
-    if (items.length === 0) return;
-    sync(tx).run(
-      "INSERT INTO items (request_id, email, domain, state, billing) SELECT ?, value ->> 0, value ->> 1, 'pending', ? FROM json_each(?) ORDER BY key",
+    if (items.length === 0) return 0;
+    // `WHERE true` keeps SQLite from reading the upsert's ON as a join's (its INSERT docs, "parsing ambiguity").
+    return sync(tx).run(
+      `INSERT INTO items (request_id, email, domain, state, billing) SELECT ?, value ->> 0, value ->> 1, 'pending', ? FROM json_each(?) WHERE true ORDER BY key
+       ON CONFLICT (request_id, email) DO NOTHING`,
       [requestId, billing, JSON.stringify(items.map((i) => [i.email, i.domain]))],
     );
   },

@@ -141,7 +141,7 @@ export interface ListsRole {
   getList(accountId: string, listId: string): Promise<ListRecord | null>;
   /** Entries in import order (every one in memory: small lists only, e.g. a cost estimate). */
   readListEntries(listId: string): Promise<string[]>;
-  /** At most `limit` entries from position `fromPosition` on, in import order (positions start at 0). */
+  /** The entries at positions [fromPosition, fromPosition + limit), in import order (a list's positions run 0 … entries − 1). */
   readListSlice(listId: string, fromPosition: number, limit: number): Promise<Array<{ position: number; email: string }>>;
   /**
    * Imports a list: created `importing`, its entries appended chunk by chunk as they come, then
@@ -166,6 +166,10 @@ export interface ListsRole {
  * process (or the next start) resumes a fill whose process died.
  */
 export interface ListBatchesRole {
+  /** List entries per chunk unless configured: what this store writes in one short transaction. */
+  readonly entriesPerChunk: number;
+  /** True while the request has more than `n` items no worker has claimed yet. */
+  pendingBeyond(requestId: string, n: number): Promise<boolean>;
   /** Takes over the fill of one request whose lease ran out (or was never taken), leased until `leaseUntil`; null when none. */
   takeLapsedFill(now: Date, leaseUntil: Date): Promise<{ requestId: string; listId: string; position: number } | null>;
   /**

@@ -392,7 +392,7 @@ describe('PostgreSQL claims take whole domains', { skip }, () => {
     await drop?.();
   });
 
-  test('a claim stops before a domain that does not fit, and skips a domain another claim is taking', async () => {
+  test('a claim stops before a domain that does not fit (unless most of its room would stay empty), and skips a domain another claim is taking', async () => {
     const a = await store.accounts.createAccount({ name: 'whole-domains', credits: 100, now: new Date() });
     assert.ok(a);
     const items = ['a', 'b', 'c', 'd'].flatMap((d) => Array.from({ length: 10 }, (_, i) => ({ email: `u${i}@${d}.example`, domain: `${d}.example` })));
@@ -421,5 +421,24 @@ describe('PostgreSQL claims take whole domains', { skip }, () => {
     await db.query('ROLLBACK');
     // A domain larger than the whole chunk is split rather than left waiting.
     assert.deepEqual(await claimOf(4), Array(4).fill('c.example'));
+    assert.deepEqual(await claimOf(6), Array(6).fill('c.example'));
+    // Domains a little larger than a claim: the claim after a split takes the remainder and splits
+    // the next domain too, instead of leaving most of its room empty.
+    const larger = ['e', 'f'].flatMap((d) => Array.from({ length: 11 }, (_, i) => ({ email: `u${i}@${d}.example`, domain: `${d}.example` })));
+    const second = await store.batches.create({
+      accountId: a.id,
+      keyId: 'k',
+      mode: 'emails',
+      listId: null,
+      total: larger.length,
+      items: larger,
+      billable: true,
+      idempotency: claim('whole-domains-2'),
+      now: new Date(),
+      retentionDays: 30,
+    });
+    assert.equal(second.kind, 'created');
+    assert.deepEqual(await claimOf(10), Array(10).fill('e.example'));
+    assert.deepEqual(await claimOf(10), ['e.example', ...Array(9).fill('f.example')]);
   });
 });

@@ -8,6 +8,7 @@ import type { BulkWrites } from '../roles/dialect-parts.js';
 import { HISTORY_UPSERT } from '../roles/history.js';
 import type { HistoryRow } from '../roles/history.js';
 import type { Param, Tx } from '../sql.js';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
 /** Inside a SQLite write transaction every statement answers at once (src/store/sqlite/database.ts). */
 interface SyncTx {
@@ -17,11 +18,46 @@ interface SyncTx {
 }
 const sync = (tx: Tx) => tx as unknown as SyncTx;
 
+/** Rows of a bulk write between two yields to the event loop. */
+const ROWS_PER_TURN = 100;
+
+/**
+ * Runs `each` over `rows`, in order: at once when they are few (an API call's write), else
+ * yielding to the event loop every ROWS_PER_TURN rows. Statements are synchronous here, so a
+ * worker's 500 results held the loop for 25–45 ms in one piece (BENCHMARKS.md §8). The
+ * transaction stays open across the yields and this process's other statements wait for it
+ * (src/store/sqlite/database.ts), so nothing interleaves with it; meanwhile the loop answers
+ * what needs no statement (/healthz, SMTP replies, a request's parsing).
+ */
+function eachRow<T>(rows: readonly T[], each: (row: T) => void): void | Promise<void> {
+  if (rows.length <= ROWS_PER_TURN) {
+    for (const row of rows) each(row);
+    return;
+  }
+  return (async () => {
+    for (let i = 0; i < rows.length; i++) {
+      if (i > 0 && i % ROWS_PER_TURN === 0) await yieldToLoop();
+      each(rows[i] as T);
+    }
+  })();
+}
+
+/** `eachRow`, gathering what `each` returns. */
+function mapRows<T, R>(rows: readonly T[], each: (row: T) => R | undefined): R[] | Promise<R[]> {
+  const out: R[] = [];
+  const keep = (row: T) => {
+    const r = each(row);
+    if (r !== undefined) out.push(r);
+  };
+  const done = eachRow(rows, keep);
+  return done ? done.then(() => out) : out;
+}
+
 const UPSERT_HISTORY = `INSERT INTO address_history (account_id, email, checks, first_checked_at, last_checked_at, last_verdict) VALUES (?, ?, ?, ?, ?, ?) ${HISTORY_UPSERT}`;
 
 export const sqliteBulkWrites: BulkWrites = {
   insertLedgerRows(tx, rows) {
-    for (const r of rows) {
+    return eachRow(rows, (r) => {
       sync(tx).run('INSERT INTO credit_ledger (account_id, kind, credits, request_id, verification_id, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
         r.accountId,
         r.kind,
@@ -30,22 +66,17 @@ export const sqliteBulkWrites: BulkWrites = {
         r.verificationId ?? null,
         r.at,
       ]);
-    }
+    });
   },
 
   lockHistories(tx, keys) {
-    const found: HistoryRow[] = [];
-    for (const k of keys) {
-      const row = sync(tx).get<HistoryRow>('SELECT * FROM address_history WHERE account_id = ? AND email = ?', [k.accountId, k.email]);
-      if (row) found.push(row);
-    }
-    return found;
+    return mapRows(keys, (k) => sync(tx).get<HistoryRow>('SELECT * FROM address_history WHERE account_id = ? AND email = ?', [k.accountId, k.email]));
   },
 
   upsertHistories(tx, rows) {
-    for (const r of rows) {
+    return eachRow(rows, (r) => {
       sync(tx).run(UPSERT_HISTORY, [r.accountId, r.email, r.added, r.firstCheckedAt, r.lastCheckedAt, r.lastVerdict]);
-    }
+    });
   },
 
   insertPendingItems(tx, requestId, items, billing) {
@@ -59,13 +90,13 @@ export const sqliteBulkWrites: BulkWrites = {
   },
 
   insertFinalItems(tx, requestId, items) {
-    for (const i of items) {
+    return eachRow(items, (i) => {
       sync(tx).run(
         `INSERT INTO items (request_id, email, domain, state, billing, final_seq, envelope_status, decision, verdict, result_json)
          VALUES (?, ?, ?, 'final', 'none', ?, ?, ?, ?, ?)`,
         [requestId, i.email, i.domain, i.seq, i.status, i.decision, i.verdict, i.resultJson],
       );
-    }
+    });
   },
 
   insertListEntries(tx, listId, firstPosition, emails) {
@@ -74,12 +105,12 @@ export const sqliteBulkWrites: BulkWrites = {
   },
 
   markRechecks(tx, rows) {
-    for (const r of rows) {
+    return eachRow(rows, (r) => {
       sync(tx).run(
         "UPDATE items SET state = 'recheck', affinity = ?, not_before = ?, rechecks = rechecks + 1, claimed_by = NULL, lease_expires_at = NULL WHERE id = ?",
         [r.affinity, r.at, r.id],
       );
-    }
+    });
   },
 
   finalizeItems(tx, items) {
@@ -93,16 +124,16 @@ export const sqliteBulkWrites: BulkWrites = {
       );
       if (row) after.set(id, { id, ...row });
     }
-    for (const i of items) {
+    const done = eachRow(items, (i) => {
       const r = after.get(i.requestId);
-      if (!r) continue;
+      if (!r) return;
       const n = counts.get(i.requestId) ?? 0;
       sync(tx).run(
         `UPDATE items SET state = 'final', billing = ?, final_seq = ?, envelope_status = ?, decision = ?, verdict = ?, result_json = ?,
            claimed_by = NULL, lease_expires_at = NULL WHERE id = ?`,
         [i.billing, r.final_count - n + i.rank, i.status, i.decision, i.verdict, i.resultJson, i.id],
       );
-    }
-    return [...after.values()];
+    });
+    return done ? done.then(() => [...after.values()]) : [...after.values()];
   },
 };

@@ -7,13 +7,23 @@
  * checkpoints (they never block the writer) every `intervalMs`. The serving connection keeps
  * a high auto-checkpoint threshold as a safety net, so the WAL stays bounded even if the
  * thread falls behind or dies.
+ *
+ * Under sustained writes (a batch of a million) the WAL is never reset: it restarts only when a
+ * writer begins with every frame copied back, and a passive checkpoint never catches up with
+ * commits that keep coming. So it grows until the safety net, and past it every commit ran a
+ * checkpoint on the event loop: 60–120 ms stalls, ~20 a minute (BENCHMARKS.md §8, /healthz p99
+ * 120 ms). The net is therefore high (≈ 400 MB of WAL, reached by about a million results
+ * written without a pause), and once writes pause and the WAL restarts, the file is cut back
+ * to WAL_KEPT_BYTES.
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import type { SqliteDb } from './database.js';
 
-/** Safety net on the serving connection: ≈ 40 MB of WAL with 4 KiB pages. */
-const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
+/** Safety net on the serving connection: ≈ 400 MB of WAL with 4 KiB pages. */
+const FALLBACK_AUTOCHECKPOINT_PAGES = 100_000;
+/** What a restarted WAL file is truncated to (PRAGMA journal_size_limit). */
+const WAL_KEPT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_INTERVAL_MS = 100;
 
 // CommonJS, evaluated in the thread; better-sqlite3 is loaded from the path this module resolves.
@@ -33,6 +43,7 @@ export class WalCheckpointer {
 
   constructor(db: SqliteDb, intervalMs = DEFAULT_INTERVAL_MS) {
     db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    db.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
     const module = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { module, path: db.name, intervalMs } });
     // Not a reason to keep the process alive, and a failure here only loses the optimisation.

@@ -118,18 +118,24 @@ async function round(url: string, key: string, listId: string, n: number): Promi
 }
 
 /** A fresh PostgreSQL database for the run (dropped at the end), or null for SQLite. */
-async function postgresStore(): Promise<{ url: string; drop(): Promise<void> } | null> {
+async function postgresStore(): Promise<{ url: string; settings: string; drop(): Promise<void> } | null> {
   const base = process.env.PRESEND_BENCH_POSTGRES;
   if (!base) return null;
   const name = `presend_bench_${Date.now()}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
+  // The server's settings that move this benchmark most, said with its figures (this machine's
+  // CI configuration turns autovacuum off: a million-item batch then leaves its dead rows and
+  // no statistics behind for the rest of the run).
+  const setting = async (n: string) => String(((await admin.query(`SHOW ${n}`)).rows[0] as Record<string, unknown>)[n]);
+  const settings = `PostgreSQL ${await setting('server_version')}, autovacuum ${await setting('autovacuum')}, max_wal_size ${await setting('max_wal_size')}, shared_buffers ${await setting('shared_buffers')}`;
   await admin.end();
   const u = new URL(base);
   u.pathname = `/${name}`;
   return {
     url: u.toString(),
+    settings,
     async drop() {
       const c = new pg.Client({ connectionString: base });
       await c.connect();
@@ -183,7 +189,7 @@ export async function listsBench(size = SIZE, rounds = ROUNDS): Promise<Section>
     const label = `${fmt(size)}-address list`;
     const runner = await presendRunner();
     const body = [
-      `\`presend serve\` with its embedded worker (${storeName} store, ${runner.label}), a \`ps_test.\` sandbox key. ` +
+      `\`presend serve\` with its embedded worker (${storeName} store${postgres ? ` — ${postgres.settings}` : ''}, ${runner.label}), a \`ps_test.\` sandbox key. ` +
         `One list of ${fmt(size)} unique addresses (4 in 5 plain mailboxes, 1 in 5 spread over undeliverable, catch-all, full, disposable, role, transient, unknown, spamtrap; 997 domains) ` +
         `imported once with \`presend lists import\` (${fmt(importS, 1)} s, before the server starts). Each of ${rounds} rounds: \`POST /v1/requests {listId}\` (timed alone), ` +
         `then \`GET /v1/requests/{id}\` every ${POLL_MS} ms until finalized (end to end, from the POST), while a prober GETs \`/healthz\` every ${PROBE_EVERY_MS} ms (one at a time, from the POST to finalization). ` +

@@ -129,11 +129,9 @@ export interface PresendConfig {
   accountMaxOutstanding: number;
   /**
    * Entries of a list copied into a batch per transaction (PRESEND_LIST_FILL_CHUNK): one chunk is
-   * what the event loop and memory hold at a time while a list batch is written. Null: the
-   * store's own (src/store/roles/dialect-parts.ts fillChunk: 500 on SQLite, where the chunk's
-   * write runs on the event loop; 2,000 on PostgreSQL, where it does not).
+   * what the event loop and memory hold at a time while a list batch is written.
    */
-  listFillChunk: number | null;
+  listFillChunk: number;
   /** Rows deleted per transaction by the retention purge, which yields between them (PRESEND_PURGE_CHUNK). */
   purgeChunk: number;
 }
@@ -287,7 +285,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     dashboardMaxUploadBytes: parseIntVar(env, 'PRESEND_DASHBOARD_MAX_UPLOAD_MB', 100, 1, 10_240) * 1024 * 1024,
     listMaxEntries: parseIntVar(env, 'PRESEND_LIST_MAX_ENTRIES', 1_000_000, 1, 100_000_000),
     accountMaxOutstanding: parseIntVar(env, 'PRESEND_ACCOUNT_MAX_OUTSTANDING', 2_000_000, 1, 1_000_000_000),
-    listFillChunk: parseIntVar(env, 'PRESEND_LIST_FILL_CHUNK', null, 10, 100_000),
+    listFillChunk: parseIntVar(env, 'PRESEND_LIST_FILL_CHUNK', 500, 10, 100_000),
     purgeChunk: parseIntVar(env, 'PRESEND_PURGE_CHUNK', 2_000, 10, 100_000),
     ...overrides,
   };

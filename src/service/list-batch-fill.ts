@@ -8,23 +8,17 @@
  * The process that created the batch starts its fill; every process with a filler also looks
  * every `pollMs` for a fill whose lease lapsed (its process died) and resumes it where it stopped.
  */
-import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Backend, ListBatchesRole, ListsRole, WorkQueueRole } from '../store/backend.js';
 import type { PresendConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { batchItemsFrom } from './batch-items.js';
 
-type Slice = Array<{ position: number; email: string }>;
-
-/** How far the fill runs ahead of the workers, in chunks not yet claimed, and how often it looks while it waits. */
-const AHEAD_CHUNKS = 10;
-const AHEAD_POLL_MS = 25;
-
 export interface ListBatchFillerOptions {
   listBatches: ListBatchesRole;
   lists: ListsRole;
   work: WorkQueueRole;
-  /** List entries per transaction (config.listFillChunk, else the store's own). */
+  /** List entries per transaction (config.listFillChunk). */
   chunk: number;
   /** How long a fill stays with a process that stopped writing chunks (config.leaseMs). */
   leaseMs: number;
@@ -97,19 +91,15 @@ export class ListBatchFiller {
   private async copy(requestId: string, listId: string, from: number): Promise<void> {
     const { chunk } = this.o;
     let position = from;
-    let reading = this.readAhead(listId, position);
     while (!this.stopped) {
-      const slice = await this.slice(reading);
-      const next = slice.length > 0 ? (slice[slice.length - 1] as { position: number }).position + 1 : position;
-      const done = slice.length < chunk;
-      // The next slice is read while this one is written: on PostgreSQL the two round trips overlap.
-      if (!done) reading = this.readAhead(listId, next);
+      const slice = await this.o.lists.readListSlice(listId, position, chunk);
       const now = this.now();
+      const next = slice.length > 0 ? (slice[slice.length - 1] as { position: number }).position + 1 : position;
       const written = await this.o.listBatches.writeFillChunk({
         requestId,
         from: position,
         next,
-        done,
+        done: slice.length < chunk,
         items: batchItemsFrom(
           slice.map((e) => e.email),
           now,
@@ -120,40 +110,11 @@ export class ListBatchFiller {
       });
       if (written === 'lost') return;
       await this.o.work.publish(requestId);
-      if (done) return;
+      if (slice.length < chunk) return;
       position = next;
       // Between two chunks the API answers what arrived meanwhile.
       await yieldToLoop();
-      await this.keepAhead(requestId);
     }
-  }
-
-  /**
-   * Waits while the workers have more than AHEAD_CHUNKS chunks of the batch still to claim, for
-   * at most a third of the lease (the next chunk renews it). Copying a list far ahead of the
-   * workers only makes their claims slower: on PostgreSQL a 1,000,000-item backlog cost them a
-   * third of their pace (claims walk the pending items' index among its dead entries), against
-   * the same list filled as they go (BENCHMARKS.md §8).
-   */
-  private async keepAhead(requestId: string): Promise<void> {
-    const until = Date.now() + this.o.leaseMs / 3;
-    while (!this.stopped && Date.now() < until && (await this.o.listBatches.pendingBeyond(requestId, AHEAD_CHUNKS * this.o.chunk))) {
-      await sleep(AHEAD_POLL_MS);
-    }
-  }
-
-  /** Starts reading a slice; its failure is kept for the one who takes it (a read left behind by a stop is never an unhandled rejection). */
-  private readAhead(listId: string, position: number): Promise<Slice | { failed: unknown }> {
-    return this.o.lists.readListSlice(listId, position, this.o.chunk).then(
-      (entries) => entries,
-      (failed: unknown) => ({ failed }),
-    );
-  }
-
-  private async slice(reading: Promise<Slice | { failed: unknown }>): Promise<Slice> {
-    const read = await reading;
-    if ('failed' in read) throw read.failed;
-    return read;
   }
 }
 
@@ -163,7 +124,7 @@ export function listBatchFillerOptions(config: PresendConfig, backend: Backend, 
     listBatches: backend.listBatches,
     lists: backend.lists,
     work: backend.work,
-    chunk: config.listFillChunk ?? backend.listBatches.entriesPerChunk,
+    chunk: config.listFillChunk,
     leaseMs: config.leaseMs,
     // Lapsed fills are rare (a process died): looking every few seconds costs one indexed query.
     pollMs: Math.max(config.workerPollMs, 5_000),

@@ -166,10 +166,6 @@ export interface ListsRole {
  * process (or the next start) resumes a fill whose process died.
  */
 export interface ListBatchesRole {
-  /** List entries per chunk unless configured: what this store writes in one short transaction. */
-  readonly entriesPerChunk: number;
-  /** True while the request has more than `n` items no worker has claimed yet. */
-  pendingBeyond(requestId: string, n: number): Promise<boolean>;
   /** Takes over the fill of one request whose lease ran out (or was never taken), leased until `leaseUntil`; null when none. */
   takeLapsedFill(now: Date, leaseUntil: Date): Promise<{ requestId: string; listId: string; position: number } | null>;
   /**

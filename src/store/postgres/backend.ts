@@ -22,7 +22,7 @@ export async function openPostgresBackend(databaseUrl: string, config: BackendCo
   const wakeUps = new NotifyWakeUps({ databaseUrl, query: (sql, params) => pool.query(sql, params), log });
   return assembleBackend(
     db,
-    { bulk: postgresBulkWrites, claim: claimPostgres, resultsPerWrite: 500, fillChunk: 2_000, claimPerWrite: Number.POSITIVE_INFINITY },
+    { bulk: postgresBulkWrites, claim: claimPostgres, resultsPerWrite: 500, claimPerWrite: Number.POSITIVE_INFINITY },
     {
       kind: 'postgres',
       rateLimits: tableRateLimits(db),

@@ -85,6 +85,4 @@ export interface DialectParts {
   claimPerWrite: number;
   /** Batch item results gathered into one write transaction at most (src/store/roles/item-results.ts). */
   resultsPerWrite: number;
-  /** List entries copied into a list batch per transaction unless configured (src/store/roles/list-batches.ts). */
-  fillChunk: number;
 }

@@ -54,7 +54,7 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     verifications: verificationsRole(db, parts.bulk),
     batches,
     lists: listsRole(db, parts.bulk),
-    listBatches: listBatchesRole(db, parts.bulk, parts.fillChunk),
+    listBatches: listBatchesRole(db, parts.bulk),
     rateLimits: own.rateLimits,
     work: workQueueRole(db, parts, own.wakeUps),
     engineState: own.engineState,

@@ -26,15 +26,8 @@ interface FillRow {
   fill_position: number | null;
 }
 
-export function listBatchesRole(db: Db, bulk: BulkWrites, fillChunk: number): ListBatchesRole {
+export function listBatchesRole(db: Db, bulk: BulkWrites): ListBatchesRole {
   return {
-    entriesPerChunk: fillChunk,
-
-    // Skips `n` entries of the pending items' index (items_pending on PostgreSQL, items_work on
-    // SQLite): bounded by n, however long the request.
-    pendingBeyond: async (requestId, n) =>
-      (await db.get("SELECT 1 AS yes FROM items WHERE request_id = ? AND state = 'pending' LIMIT 1 OFFSET ?", [requestId, n])) !== undefined,
-
     takeLapsedFill: (now, leaseUntil) =>
       db.write(async (tx) => {
         const row = await tx.get<{ id: string; list_id: string; fill_position: number }>(

@@ -29,7 +29,6 @@ export function openSqliteBackend(databaseUrl: string, config: BackendConfig, op
       // (BENCHMARKS.md §8). 500 each: at 100 and 250 a 10,000-address batch took 1.6× as long to finalize
       // (benchmark 4, 1,143–1,174 ms against 683–745 ms side by side), at 500 it is back within noise (710 ms).
       resultsPerWrite: 500,
-      fillChunk: 500,
       claimPerWrite: 500,
     },
     {

@@ -18,10 +18,13 @@ const SIZE = 100_000;
 /**
  * The longest the event loop may stay blocked while the batch is created and filled. Before the
  * fix the whole list was read, parsed and inserted in one turn (0.42 s for 50,000 here on SQLite,
- * 19 s for 1,000,000); after it the longest block measured 110–170 ms (a worker's claim or results
- * on a loaded machine), whatever the list's length.
+ * 19 s for 1,000,000; 720–955 ms for this list); after it the longest block measured 110–170 ms
+ * (a worker's claim or results on a loaded machine), whatever the list's length — and once 282 ms
+ * on PostgreSQL with two test files and the database sharing 2 cores (the watcher counts the CPU
+ * of every thread of the process, a parallel garbage collection's too). The bound sits between
+ * the two: it fails the old copy, not a loaded machine.
  */
-const MAX_BLOCKED_MS = 250;
+const MAX_BLOCKED_MS = 400;
 
 /**
  * The longest time the event loop was held between two ticks of a 5 ms timer: the gap between

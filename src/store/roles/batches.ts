@@ -114,7 +114,7 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
             fill ? fill.leaseUntil : null,
           ],
         );
-        await bulk.insertPendingItems(tx, id, open, input.billable ? 'held' : 'none');
+        await bulk.insertPendingItems(tx, id, open, input.billable ? 'held' : 'none', false);
         // Items final at creation (syntax-invalid list entries) take the first sequence numbers.
         await bulk.insertFinalItems(
           tx,

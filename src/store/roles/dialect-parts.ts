@@ -60,11 +60,11 @@ export interface BulkWrites {
   lockHistories(tx: Tx, keys: readonly HistoryKey[]): Awaitable<HistoryRow[]>;
   upsertHistories(tx: Tx, rows: readonly HistoryWrite[]): Awaitable<void>;
   /**
-   * Inserts pending items, skipping an address the request already has (its unique key), and
-   * returns how many were inserted: a list batch's fill learns its chunk's duplicates from the
-   * insert itself instead of a lookup under the request's lock.
+   * Inserts pending items and returns how many were inserted. `skipExisting`: an address the
+   * request already has is skipped (a list batch's fill, whose chunks may repeat an earlier
+   * chunk's address); a new request's items are all new.
    */
-  insertPendingItems(tx: Tx, requestId: string, items: ReadonlyArray<{ email: string; domain: string }>, billing: ItemBilling): Awaitable<number>;
+  insertPendingItems(tx: Tx, requestId: string, items: ReadonlyArray<{ email: string; domain: string }>, billing: ItemBilling, skipExisting: boolean): Awaitable<number>;
   insertFinalItems(tx: Tx, requestId: string, items: readonly NewFinalItem[]): Awaitable<void>;
   insertListEntries(tx: Tx, listId: string, firstPosition: number, emails: readonly string[]): Awaitable<void>;
   /** Greylisted items wait for their recheck at `at`, from the worker of `affinity` first. */

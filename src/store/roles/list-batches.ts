@@ -64,7 +64,7 @@ export function listBatchesRole(db: Db, bulk: BulkWrites): ListBatchesRole {
               );
         const finals = finalEntries.filter((i) => !knownFinal.has(i.email));
         const billable = !r.sandbox;
-        const opened = await bulk.insertPendingItems(tx, input.requestId, pending, billable ? 'held' : 'none');
+        const opened = await bulk.insertPendingItems(tx, input.requestId, pending, billable ? 'held' : 'none', true);
         // Entries final at once (syntax-invalid) take the request's next sequence numbers.
         await bulk.insertFinalItems(
           tx,

@@ -79,14 +79,19 @@ export const sqliteBulkWrites: BulkWrites = {
     });
   },
 
-  insertPendingItems(tx, requestId, items, billing) {
-    if (items.length === 0) return 0;
-    // `WHERE true` keeps SQLite from reading the upsert's ON as a join's (its INSERT docs, "parsing ambiguity").
-    return sync(tx).run(
-      `INSERT INTO items (request_id, email, domain, state, billing) SELECT ?, value ->> 0, value ->> 1, 'pending', ? FROM json_each(?) WHERE true ORDER BY key
-       ON CONFLICT (request_id, email) DO NOTHING`,
-      [requestId, billing, JSON.stringify(items.map((i) => [i.email, i.domain]))],
-    );
+  insertPendingItems(tx, requestId, items, billing, skipExisting) {
+    // Skipping by a lookup first: an upsert (ON CONFLICT DO NOTHING) made every insert of a new
+    // request's items slower (benchmark 4: 10,000 addresses finalized ~10 % later).
+    const known = skipExisting
+      ? new Set(sync(tx).all<{ email: string }>('SELECT email FROM items WHERE request_id = ? AND email IN (SELECT value FROM json_each(?))', [requestId, JSON.stringify(items.map((i) => i.email))]).map((r) => r.email))
+      : null;
+    const fresh = known && known.size > 0 ? items.filter((i) => !known.has(i.email)) : items;
+    if (fresh.length === 0) return 0;
+    return sync(tx).run("INSERT INTO items (request_id, email, domain, state, billing) SELECT ?, value ->> 0, value ->> 1, 'pending', ? FROM json_each(?) ORDER BY key", [
+      requestId,
+      billing,
+      JSON.stringify(fresh.map((i) => [i.email, i.domain])),
+    ]);
   },
 
   insertFinalItems(tx, requestId, items) {

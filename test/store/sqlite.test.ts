@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import { openBackend } from '../../src/store/open-backend.js';
 import { timeOrderedId } from '../../src/store/time-ordered-id.js';
+import { WalCheckpointer } from '../../src/store/sqlite/wal-checkpointer.js';
 import Database from 'better-sqlite3';
 import type { ItemGroup } from '../../src/store/billing-rules.js';
 import { runStoreContract } from './contract.js';
@@ -61,7 +62,7 @@ test('a long-running store checkpoints its WAL from a background thread, and clo
   const list = await store.lists.createList({ accountId: account.id, name: 'big', now: new Date() });
   const before = statSync(path).size;
   // ≈ 6 MB of pages, written to the WAL; the serving connection alone would not checkpoint
-  // them (its threshold is 10,000 pages), so the database file grows only by the thread's work.
+  // them (its threshold is 100,000 pages), so the database file grows only by the thread's work.
   const emails = Array.from({ length: 60_000 }, (_, i) => `someone.with.a.long.local.part.${i}@example-${i % 100}.test`);
   await store.lists.appendListEntries(list.id, emails);
   const deadline = Date.now() + 10_000;
@@ -73,6 +74,36 @@ test('a long-running store checkpoints its WAL from a background thread, and clo
   const reopened = await openBackend(`sqlite:${path}`);
   assert.equal(await reopened.ledger.getBalance(account.id).then((b) => b.granted), 0);
   await reopened.close();
+});
+
+test('the WAL file is cut back by the checkpoint thread once writes pause, never by a write on the event loop', async () => {
+  const path = join(dir, 'wal-cut.db');
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (v TEXT)');
+  // Ticks of 20 ms, cut after 25 ticks (0.5 s) without a new frame.
+  const checkpointer = new WalCheckpointer(db, 20, 25);
+  const wal = `${path}-wal`;
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  db.transaction(() => {
+    for (let i = 0; i < 20_000; i++) insert.run(`a row long enough to fill pages quickly ${i}`.repeat(4));
+  })();
+  const written = statSync(wal).size;
+  assert.ok(written > 2_000_000, `WAL ${written} bytes`);
+  // Once the thread has copied every frame, the next write restarts the log: it writes over the
+  // file from its start and leaves its size alone (shrinking it there cost 330–470 ms).
+  await new Promise((r) => setTimeout(r, 200));
+  insert.run('after the copy');
+  assert.equal(statSync(wal).size, written, 'a write on the serving connection changed the WAL file size');
+  const deadline = Date.now() + 10_000;
+  while (statSync(wal).size > 0) {
+    assert.ok(Date.now() < deadline, `WAL still ${statSync(wal).size} bytes 10 s after the last write`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  insert.run('after the cut');
+  assert.equal((db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n, 20_002);
+  await checkpointer.close();
+  db.close();
 });
 
 test('check ids are UUIDv7: valid UUIDs whose text sorts in creation order', () => {

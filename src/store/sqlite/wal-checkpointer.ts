@@ -13,8 +13,15 @@
  * commits that keep coming. So it grows until the safety net, and past it every commit ran a
  * checkpoint on the event loop: 60–120 ms stalls, ~20 a minute (BENCHMARKS.md §8, /healthz p99
  * 120 ms). The net is therefore high (≈ 400 MB of WAL, reached by about a million results
- * written without a pause), and once writes pause and the WAL restarts, the file is cut back
- * to WAL_KEPT_BYTES.
+ * written without a pause); at the net the serving connection's checkpoint finds the frames
+ * already copied by the thread, and its next write restarts the log.
+ *
+ * The serving connection never shrinks the WAL file: a restart just writes over it from the
+ * start. Shrinking it there (`journal_size_limit`) ran an ftruncate on the event loop at every
+ * restart, 330–470 ms each on an ext4 mounted with `discard` (`perf trace`, once every ~16 s of
+ * a million-address batch: the /healthz max). The thread shrinks it instead, once writes have
+ * paused (no new frame for IDLE_TICKS_BEFORE_TRUNCATE ticks): a TRUNCATE checkpoint, which
+ * holds the write lock only while the file is cut, at a moment nothing was writing.
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
@@ -22,30 +29,46 @@ import type { SqliteDb } from './database.js';
 
 /** Safety net on the serving connection: ≈ 400 MB of WAL with 4 KiB pages. */
 const FALLBACK_AUTOCHECKPOINT_PAGES = 100_000;
-/** What a restarted WAL file is truncated to (PRAGMA journal_size_limit). */
-const WAL_KEPT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_INTERVAL_MS = 100;
+/** Ticks without a new WAL frame before the thread cuts the file back (30 s at the default interval). */
+const IDLE_TICKS_BEFORE_TRUNCATE = 300;
 
 // CommonJS, evaluated in the thread; better-sqlite3 is loaded from the path this module resolves.
+// A PASSIVE checkpoint answers [busy, frames in the WAL, frames copied back]; the WAL file is cut
+// only when it holds frames, all of them copied, and their count has not moved for the idle ticks.
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 1000');
-const checkpoint = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: next tick */ } };
+let lastFrames = -1;
+let idleTicks = 0;
+const checkpoint = () => {
+  try {
+    const r = db.pragma('wal_checkpoint(PASSIVE)')[0];
+    const frames = r.log;
+    idleTicks = frames === lastFrames ? idleTicks + 1 : 0;
+    lastFrames = frames;
+    if (frames > 0 && r.checkpointed === frames && idleTicks >= workerData.idleTicks) {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      lastFrames = -1;
+      idleTicks = 0;
+    }
+  } catch { /* busy or closing: next tick */ }
+};
 const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.once('message', () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });
+parentPort.once('message', () => { clearInterval(timer); try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {} db.close(); parentPort.close(); });
 `;
 
 export class WalCheckpointer {
   private readonly worker: Worker;
   private readonly exited: Promise<void>;
 
-  constructor(db: SqliteDb, intervalMs = DEFAULT_INTERVAL_MS) {
+  constructor(db: SqliteDb, intervalMs = DEFAULT_INTERVAL_MS, idleTicks = IDLE_TICKS_BEFORE_TRUNCATE) {
     db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
-    db.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
+    db.pragma('journal_size_limit = -1'); // SQLite's default, said here: the thread shrinks the file, not the event loop
     const module = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { module, path: db.name, intervalMs } });
+    this.worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { module, path: db.name, intervalMs, idleTicks } });
     // Not a reason to keep the process alive, and a failure here only loses the optimisation.
     this.worker.unref();
     this.exited = new Promise((resolve) => {

@@ -520,6 +520,41 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       await assert.rejects(store.lists.importList({ accountId: a.id, name: 'empty', now: T0, entries: [] }), /no addresses/);
     });
 
+    test('two fillers writing the same chunk of a list batch at once: one writes it, the other is told it lost and writes nothing', async () => {
+      const a = await account(10);
+      const created = await store.batches.create({ ...batch(a, []), mode: 'list', total: 4, fillFromList: { leaseUntil: at(60_000) } });
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      const requestId = created.request.id;
+      const r = await result('not an address');
+      const rejected = { ...r, envelope: { ...r.envelope, status: 'rejected' as const, outcome: 'non_verdict' as const, verdict: null, decision: 'suppress' as const } };
+      const chunk = (_filler: string) => ({
+        requestId,
+        from: 0,
+        next: 3,
+        done: false,
+        items: [
+          { email: 'one@fill.test', domain: 'fill.test' },
+          { email: 'two@fill.test', domain: 'fill.test' },
+          { email: 'not an address', domain: '', finalResult: rejected },
+        ],
+        leaseUntil: at(120_000),
+        now: at(1),
+        retentionDays: 30,
+      });
+      const outcomes = await Promise.all([store.listBatches.writeFillChunk(chunk('first')), store.listBatches.writeFillChunk(chunk('second'))]);
+      assert.deepEqual([...outcomes].sort(), ['lost', 'written']);
+      const view = await store.batches.get(a.id, requestId);
+      assert.equal(view?.counters.unique, 3, 'two pending items and one rejected entry, once');
+      assert.equal(view?.counters.pending, 2);
+      // Four held at creation; the rejected entry's credit released once.
+      assert.equal((await store.ledger.getBalance(a.id)).held, 3);
+      // The chunk after it goes on from where the winner left the fill.
+      assert.equal(await store.listBatches.writeFillChunk({ ...chunk('later'), from: 0, next: 3 }), 'lost');
+      assert.equal(await store.listBatches.writeFillChunk({ ...chunk('next'), items: [{ email: 'four@fill.test', domain: 'fill.test' }], from: 3, next: 4, done: true }), 'written');
+      assert.equal((await store.batches.get(a.id, requestId))?.counters.unique, 4);
+    });
+
     test('rejected items are final at creation, unbilled, and a request of only those is completed at once', async () => {
       const a = await account(0);
       const r = await result('deliverable@x.test');

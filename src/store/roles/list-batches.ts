@@ -45,8 +45,9 @@ export function listBatchesRole(db: Db, bulk: BulkWrites): ListBatchesRole {
         // workers' result writes move its counters all the time, and a lock held across the
         // chunk's inserts kept them waiting (PostgreSQL: 342 of 4,866 activity samples of a
         // million-address batch were result writes waiting on it, 557 the fill waiting for them).
+        const stillAt = (row: { fill_position: number | null } | undefined) => row !== undefined && row.fill_position !== null && Number(row.fill_position) === input.from;
         const r = await tx.get<FillRow>('SELECT account_id, sandbox, total, fill_position FROM requests WHERE id = ?', [input.requestId]);
-        if (!r || r.fill_position === null || Number(r.fill_position) !== input.from) return 'lost' as const;
+        if (!r || !stillAt(r)) return 'lost' as const;
         // An address already written by an earlier chunk (a duplicate across chunks) is skipped:
         // the pending items' insert skips it itself (the request's unique key), and the few final
         // ones (invalid entries) are looked up first, as their sequence numbers must stay dense.
@@ -63,7 +64,7 @@ export function listBatchesRole(db: Db, bulk: BulkWrites): ListBatchesRole {
             `SELECT final_count, fill_position FROM requests WHERE id = ?${tx.dialect.forUpdate()}`,
             [input.requestId],
           );
-          if (!locked || locked.fill_position === null || Number(locked.fill_position) !== input.from) return new Rollback('lost' as const);
+          if (!locked || !stillAt(locked)) return new Rollback('lost' as const);
           const known = new Set(
             (
               await tx.all<{ email: string }>(`SELECT email FROM items WHERE request_id = ? AND email ${tx.dialect.inList}`, [

@@ -57,7 +57,7 @@ const checkpoint = () => {
   } catch { /* busy or closing: next tick */ }
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.once('message', () => { clearInterval(timer); try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {} db.close(); parentPort.close(); });
+parentPort.once('message', () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });
 `;
 
 export class WalCheckpointer {

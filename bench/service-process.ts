@@ -28,8 +28,16 @@ export interface Runner {
 
 let runner: Promise<Runner> | undefined;
 
+/**
+ * PRESEND_BENCH_CLI runs another build instead of this checkout's: the path of its
+ * `dist/cli/main.js` (e.g. a `git worktree` of an older commit, built there), so that two versions
+ * are measured by the same harness, side by side.
+ */
+const OTHER_CLI = process.env.PRESEND_BENCH_CLI;
+
 /** Builds once per benchmark run (`npm run build`); the sources through tsx if that fails. */
 export function presendRunner(): Promise<Runner> {
+  if (OTHER_CLI) runner ??= Promise.resolve({ args: [OTHER_CLI], label: `\`node ${OTHER_CLI}\` (PRESEND_BENCH_CLI)` });
   runner ??= run('npm', ['run', 'build'], { cwd: ROOT }).then(
     (): Runner => ({ args: [BUILT], label: '`node dist/cli/main.js` after `npm run build`' }),
     (error: unknown): Runner => {

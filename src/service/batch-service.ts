@@ -15,6 +15,7 @@ import type { BatchesRole, ListsRole, WorkQueueRole } from '../store/backend.js'
 import type { Refusal } from './errors.js';
 import { idempotencyClaim } from './idempotency.js';
 import { dedupe } from './batch-items.js';
+import { liveChecksRefusal } from './engines.js';
 import type { ListBatchFiller } from './list-batch-fill.js';
 
 /** How long a caller refused for outstanding work is told to wait: batches take minutes, not seconds. */
@@ -55,8 +56,8 @@ export class BatchService {
       return { kind: 'refused', code: 'invalid_request', message: 'Give exactly one of emails or listId.' };
     }
     if (this.options.isDraining?.()) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
-    const liveOff = key.mode === 'live' ? this.options.liveChecksOff : undefined;
-    if (liveOff !== undefined) return { kind: 'refused', code: 'service_unavailable', message: liveOff };
+    const liveOff = liveChecksRefusal(key.mode, this.options.liveChecksOff);
+    if (liveOff) return liveOff;
     const now = this.now();
     let outcome;
     if (body.emails !== undefined) {

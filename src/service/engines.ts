@@ -1,6 +1,8 @@
 /** Which engine serves a check: live keys probe the network, `ps_test.` keys use the sandbox (docs/design.md §3). */
 import type { Engine } from '../core/ports.js';
 import type { SmtpSessionStats } from './session-stats.js';
+import type { KeyMode } from '../store/store.js';
+import type { Refusal } from './errors.js';
 
 export interface Engines {
   live: Engine;
@@ -20,6 +22,12 @@ export interface Engines {
 export function liveChecksOffMessage(missing: readonly string[]): string | undefined {
   if (missing.length === 0) return undefined;
   return `Live checks are off on this server until its operator sets ${missing.join(' and ')} (docs/deploy.md): live keys are refused and nothing is billed. Sandbox keys (ps_test.) work meanwhile.`;
+}
+
+/** The refusal of a live key's work (a check, a batch) while live checks are off; null when it may go on. */
+export function liveChecksRefusal(mode: KeyMode, liveChecksOff: string | undefined): Refusal | null {
+  if (mode !== 'live' || liveChecksOff === undefined) return null;
+  return { kind: 'refused', code: 'service_unavailable', message: liveChecksOff };
 }
 
 export function engineFor(engines: Engines, sandbox: boolean): Engine {

@@ -12,7 +12,7 @@ import type { AuthenticatedKey, StartVerificationOutcome, VerificationRecord } f
 import type { VerificationsRole } from '../store/backend.js';
 import { toStoredResult } from '../store/store.js';
 import type { Refusal } from './errors.js';
-import { engineFor } from './engines.js';
+import { engineFor, liveChecksRefusal } from './engines.js';
 import { CheckAdmission, isSeat } from './check-admission.js';
 import type { AdmissionLimits, Seat } from './check-admission.js';
 import type { Engines } from './engines.js';
@@ -130,8 +130,8 @@ export class VerifyService {
     const parsed = parseAddress(body.email);
     if (!parsed.ok) return { kind: 'refused', code: 'invalid_email', message: invalidAddressMessage('email', body.email) };
     if (this.draining) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
-    const liveOff = key.mode === 'live' ? this.options.engines.liveChecksOff : undefined;
-    if (liveOff !== undefined) return { kind: 'refused', code: 'service_unavailable', message: liveOff };
+    const liveOff = liveChecksRefusal(key.mode, this.options.engines.liveChecksOff);
+    if (liveOff) return liveOff;
     // Taken before the store is asked, so racing requests cannot all pass the caps; given back
     // unless a check of ours starts running on it.
     const seat = this.admission.admit(key.accountId, key.keyId);

@@ -1,7 +1,8 @@
 /**
  * Exit codes of the commands, so scripts can branch without parsing text (docs/cli.md):
  * 0 done, 1 other failure, 2 usage (a bad flag, a missing argument, a file that is not
- * there), 3 auth (401), 4 credits (402), 5 still rate limited after the client's retries,
+ * there), 3 auth (401), 4 credits (402), 5 still refused with 429 after the client's retries
+ * (rate limited, or too much unfinished batch work),
  * 6 the input file cannot be read as a table (the message names the line).
  */
 import { PresendApiError, PresendResponseError } from '../../client/index.js';

@@ -13,7 +13,7 @@ export function redact(text: string, secret: string | null): string {
 
 function describe(error: unknown): { line: string; json: Record<string, unknown> } {
   if (error instanceof PresendApiError) {
-    const hint = hintFor(error.status);
+    const hint = hintFor(error.status, error.code);
     return {
       line: `error: ${error.message} (${error.code}, HTTP ${error.status}${error.requestId ? `, correlation id ${error.requestId}` : ''})${hint ? `\n${hint}` : ''}`,
       json: { code: error.code, message: error.message, status: error.status, requestId: error.requestId, retryAfterSeconds: error.retryAfterSeconds },
@@ -38,10 +38,12 @@ function describe(error: unknown): { line: string; json: Record<string, unknown>
   return { line: `error: ${message}`, json: { code: 'error', message } };
 }
 
-function hintFor(status: number): string | null {
+function hintFor(status: number, code: string): string | null {
   if (status === 401) return 'Check the key: set PRESEND_API_KEY or pass --api-key (keys look like ps_live.… or ps_test.…).';
   if (status === 402) return 'The account has too few credits for this; ask the operator for a grant (presend credits grant).';
+  if (code === 'too_much_outstanding_work') return "Still refused after retrying: the account's open batches must progress first (presend job ID shows one); then run the command again.";
   if (status === 429) return 'Still rate limited after retrying; try again later.';
+  if (status === 503) return 'The service or its store is unavailable; try again later (a retried command replays, it never charges twice).';
   return null;
 }
 

@@ -9,6 +9,7 @@ import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Backend } from '../store/backend.js';
+import { StoreFailure } from '../store/store-failure.js';
 import type { Logger } from '../logger.js';
 import { parseAddress } from '../core/syntax/address.js';
 import { invalidAddressMessage } from '../core/syntax/problems.js';
@@ -65,6 +66,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Api
     .send(JSON.stringify({ error: { code: err.code, message: err.message, requestId: request.id } }));
 }
 
+const STORE_FAILED_MESSAGE = 'The store cannot answer or cannot write now; retry later (a POST with the same Idempotency-Key).';
+
 /** The interface's bodies are JSON (docs/interface-spec.md); any other type is refused with a message that says so. */
 const CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
 
@@ -76,6 +79,8 @@ const CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
 function toApiError(err: FastifyError & { validationContext?: string }, request: FastifyRequest): ApiError {
   const body: unknown = request.body;
   if (err instanceof ApiError) return err;
+  // The database failed (full, unreachable, read-only): temporary, and a POST retried with its Idempotency-Key is safe.
+  if (err instanceof StoreFailure) return new ApiError('service_unavailable', STORE_FAILED_MESSAGE);
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     const given = request.headers['content-type'];
     return new ApiError('invalid_request', `${CONTENT_TYPE_MESSAGE}${given ? ` (got ${JSON.stringify(given.slice(0, 100))})` : ''}.`);

@@ -25,6 +25,7 @@ import { batchRoutes } from './routes/batches.js';
 import { usageRoutes } from './routes/usage.js';
 import { tryRoutes } from './routes/try.js';
 import { listRoutes } from './routes/lists.js';
+import { StoreFailure } from '../store/store-failure.js';
 
 export type DashboardOptions = DashboardDeps;
 
@@ -58,6 +59,7 @@ function errorStatus(err: FastifyError): { status: number; message: string } {
   if (err instanceof PageError) return { status: err.status, message: err.message };
   if (err.code === 'FST_REQ_FILE_TOO_LARGE') return { status: 413, message: 'The file is larger than this server accepts.' };
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) return { status: err.statusCode, message: 'The request was not understood.' };
+  if (err instanceof StoreFailure) return { status: 503, message: 'The database is unavailable right now; try again in a moment.' };
   return { status: 500, message: 'Something went wrong on our side. Try again; if it keeps happening, tell your administrator.' };
 }
 

@@ -58,7 +58,8 @@ export async function createKey(backend: Backend, accountName: string, mode: Key
 
 export async function listKeys(backend: Backend, accountName: string): Promise<AdminOutcome<ApiKeyRecord[]>> {
   const a = await account(backend, accountName);
-  return a.kind === 'refused' ? a : done(await backend.accounts.listApiKeys(a.value.id));
+  // Oldest first, as a listing of what was made over time reads.
+  return a.kind === 'refused' ? a : done((await backend.keyManagement.listKeys(a.value.id)).reverse());
 }
 
 /**

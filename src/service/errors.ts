@@ -67,7 +67,7 @@ export const ERROR_CATALOG = {
   },
   internal_error: {
     message: 'Internal error.',
-    when: 'A bug or an unreachable store: logged with its cause, answered with this generic message only (not an API code of docs/design.md §4).',
+    when: 'A bug: logged with its cause, answered with this generic message only (not an API code of docs/design.md §4).',
   },
   engine_unavailable: {
     message: 'The verification engine failed.',
@@ -75,7 +75,7 @@ export const ERROR_CATALOG = {
   },
   service_unavailable: {
     message: 'The service is overloaded or shutting down; retry later.',
-    when: 'The process is draining for shutdown, too many single checks are in flight, the store is unreachable or cannot write (`/readyz`), or a live key calls a server whose live engine cannot probe (no PRESEND_HELO_NAME / PRESEND_MAIL_FROM; nothing is billed).',
+    when: 'The process is draining for shutdown, too many single checks are in flight, the store failed a statement or cannot be reached (any route: the database is full, read-only, gone or refusing connections; nothing is held or billed, and a POST retried with its Idempotency-Key is safe), or a live key calls a server whose live engine cannot probe (no PRESEND_HELO_NAME / PRESEND_MAIL_FROM; nothing is billed).',
   },
 } as const satisfies Record<string, { message: string; when: string }>;
 

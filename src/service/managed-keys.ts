@@ -4,7 +4,8 @@
  * who did what in the audit trail.
  */
 import type { KeyManagementRole } from '../store/backend.js';
-import type { KeyActor, ManagedKey } from '../store/owner-records.js';
+import type { KeyActor } from '../store/owner-records.js';
+import type { ApiKeyRecord } from '../store/store.js';
 import type { KeyMode } from '../store/store.js';
 import { generateApiKey } from './keys.js';
 
@@ -20,13 +21,13 @@ export function cleanLabel(raw: string | undefined): string | null {
 export async function createOwnerKey(
   keys: KeyManagementRole,
   input: { accountId: string; mode: KeyMode; label: string | null; actor: KeyActor; now: Date },
-): Promise<{ key: string; record: ManagedKey }> {
+): Promise<{ key: string; record: ApiKeyRecord }> {
   const made = generateApiKey(input.mode);
   const record = await keys.createKey({ accountId: input.accountId, hash: made.hash, displayPrefix: made.displayPrefix, mode: input.mode, label: input.label, actor: input.actor, now: input.now });
   return { key: made.key, record };
 }
 
 /** Revokes one key of the account, recording who did it; null for an unknown id or another account's key. */
-export function revokeOwnerKey(keys: KeyManagementRole, input: { accountId: string; keyId: string; actor: KeyActor; now: Date }): Promise<ManagedKey | null> {
+export function revokeOwnerKey(keys: KeyManagementRole, input: { accountId: string; keyId: string; actor: KeyActor; now: Date }): Promise<ApiKeyRecord | null> {
   return keys.revokeKey(input);
 }

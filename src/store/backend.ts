@@ -10,7 +10,8 @@
  *   request with its items and its credit hold; store an item's result with its billing) are
  *   one method, never a sequence the caller has to get right.
  * - Refusals a caller turns into an answer (short balance, idempotency mismatch) are returned as
- *   data (`{ kind: ... }`), never thrown. Exceptions are for bugs and outages.
+ *   data (`{ kind: ... }`), never thrown. Exceptions are for bugs and outages; an outage (any
+ *   error the database raised) is a `StoreFailure` (src/store/store-failure.ts).
  * - Times are passed in (`now`) so tests control the clock, and come back as ISO-8601 strings.
  * - Credits: balance = grants − debits − active holds. A hold turns into exactly one debit or
  *   one release; settling what is already settled is a no-op (no double debit, ever).
@@ -45,7 +46,6 @@ import type {
   VerificationRecord,
 } from './store.js';
 import type {
-  AddressResult,
   BadRow,
   ColumnChoice,
   KeyActor,
@@ -53,7 +53,6 @@ import type {
   LedgerEntry,
   ListFile,
   ListOverview,
-  ManagedKey,
   OwnerCredentials,
   OwnerSession,
   OwnerUser,
@@ -62,18 +61,13 @@ import type {
   VerdictCount,
 } from './owner-records.js';
 
-/** Accounts and their API keys (docs/design.md §3). */
+/** Accounts, and authentication by API key (docs/design.md §3). Keys are made, listed and revoked by KeyManagementRole. */
 export interface AccountsRole {
   /** Null when the name is taken. `credits` > 0 adds an initial grant. */
   createAccount(input: { name: string; credits: number; now: Date }): Promise<Account | null>;
   findAccountByName(name: string): Promise<Account | null>;
   setAccountRateLimit(accountId: string, perSecond: number | null, burst: number | null): Promise<void>;
-  /** `hash` is the SHA-256 (hex) of the full key; the key itself is never stored. */
-  createApiKey(input: { accountId: string; hash: string; displayPrefix: string; mode: KeyMode; now: Date }): Promise<ApiKeyRecord>;
-  listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Revokes every active key whose display prefix starts with `prefix`; returns how many. */
-  revokeApiKeys(prefix: string, now: Date): Promise<number>;
-  /** Null for unknown or revoked keys. */
+  /** The key whose SHA-256 (hex) is `hash`, with its account's limits; null for unknown or revoked keys. */
   findActiveKey(hash: string): Promise<AuthenticatedKey | null>;
 }
 
@@ -139,8 +133,6 @@ export interface ListsRole {
   failLapsedImports(now: Date): Promise<number>;
   /** Null for an unknown list or one of another account. */
   getList(accountId: string, listId: string): Promise<ListRecord | null>;
-  /** Entries in import order (every one in memory: small lists only, e.g. a cost estimate). */
-  readListEntries(listId: string): Promise<string[]>;
   /** The entries at positions [fromPosition, fromPosition + limit), in import order (a list's positions run 0 … entries − 1). */
   readListSlice(listId: string, fromPosition: number, limit: number): Promise<Array<{ position: number; email: string }>>;
   /**
@@ -282,19 +274,22 @@ export interface LoginThrottleRole {
   clear(scope: string): Promise<void>;
 }
 
-/** API keys as their owners manage them: labels, last use, revocation by id, and the audit trail. */
+/**
+ * API keys, however they are made (the dashboard, `presend keys`): labels, last use, revocation
+ * by id, and the audit trail that names who did each.
+ */
 export interface KeyManagementRole {
-  /** The key row and its `created` audit event, in one transaction. */
-  createKey(input: { accountId: string; hash: string; displayPrefix: string; mode: KeyMode; label: string | null; actor: KeyActor; now: Date }): Promise<ManagedKey>;
+  /** The key row and its `created` audit event, in one transaction. `hash` is the SHA-256 (hex) of the full key; the key itself is never stored. */
+  createKey(input: { accountId: string; hash: string; displayPrefix: string; mode: KeyMode; label: string | null; actor: KeyActor; now: Date }): Promise<ApiKeyRecord>;
   /** Newest first, revoked ones included. */
-  listKeys(accountId: string): Promise<ManagedKey[]>;
+  listKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Null for an unknown id or a key of another account. */
-  getKey(accountId: string, keyId: string): Promise<ManagedKey | null>;
+  getKey(accountId: string, keyId: string): Promise<ApiKeyRecord | null>;
   /**
    * Revokes one key of the account with its `revoked` audit event, in one transaction. Null for
    * an unknown id or another account's key; a key already revoked is returned as it is.
    */
-  revokeKey(input: { accountId: string; keyId: string; actor: KeyActor; now: Date }): Promise<ManagedKey | null>;
+  revokeKey(input: { accountId: string; keyId: string; actor: KeyActor; now: Date }): Promise<ApiKeyRecord | null>;
   /** The key as authentication yields it, for work an owner starts from the dashboard; null when revoked or not the account's. */
   usableKey(accountId: string, keyId: string): Promise<AuthenticatedKey | null>;
   /** Moves last use forward (never back). */
@@ -340,8 +335,6 @@ export interface AccountViewsRole {
   ledger(accountId: string, input: { limit: number; beforeId?: number }): Promise<LedgerEntry[]>;
   /** Credits debited in each [bounds[i], bounds[i+1]) interval: bounds.length − 1 sums. */
   debitsBetween(accountId: string, bounds: readonly Date[]): Promise<number[]>;
-  /** The final results of these (normalised) addresses in a request of the account, by address. */
-  resultsFor(accountId: string, requestId: string, emails: readonly string[]): Promise<Map<string, AddressResult>>;
 }
 
 /** Every role of one database, opened and closed together. */

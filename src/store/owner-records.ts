@@ -4,7 +4,7 @@
  * everywhere in the store.
  */
 import type { PreSendDecision, PublicVerdict } from '../core/types.js';
-import type { KeyMode, ListState, RequestMode, RequestState, StoredResult } from './store.js';
+import type { ListState, RequestMode, RequestState } from './store.js';
 
 /** An owner: a person who signs in to an account's dashboard (docs/design.md §7). */
 export interface OwnerUser {
@@ -36,18 +36,6 @@ export interface OwnerSession {
   expiresAt: string;
   /** A one-time message, still encrypted (src/dashboard/flash.ts), or null. */
   flash: string | null;
-}
-
-/** An API key as its owner sees it: never the key, only what names it. */
-export interface ManagedKey {
-  id: string;
-  accountId: string;
-  displayPrefix: string;
-  mode: KeyMode;
-  label: string | null;
-  createdAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
 }
 
 export interface KeyEvent {
@@ -143,7 +131,3 @@ export interface LedgerEntry {
   createdAt: string;
 }
 
-/** The final result of one address of a request. */
-export interface AddressResult extends StoredResult {
-  email: string;
-}

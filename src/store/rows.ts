@@ -3,7 +3,7 @@
  * contract's records. Both schemas name columns alike; only booleans differ (SQLite stores
  * 0/1), so the mappers accept either.
  */
-import type { Account, ApiKeyRecord, AuthenticatedKey, KeyMode, ListRecord, ListState, StoredResult, VerificationRecord, VerificationState } from './store.js';
+import type { Account, AuthenticatedKey, KeyMode, ListRecord, ListState, StoredResult, VerificationRecord, VerificationState } from './store.js';
 
 export interface AccountRow {
   id: string;
@@ -19,24 +19,6 @@ export const toAccount = (r: AccountRow): Account => ({
   createdAt: r.created_at,
   rateLimitPerSecond: r.rate_limit_per_second,
   rateLimitBurst: r.rate_limit_burst,
-});
-
-export interface KeyRow {
-  id: string;
-  account_id: string;
-  display_prefix: string;
-  mode: KeyMode;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-export const toKey = (r: KeyRow): ApiKeyRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  displayPrefix: r.display_prefix,
-  mode: r.mode,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
 });
 
 /** A live key joined with its account's rate-limit override (authentication). */

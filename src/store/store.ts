@@ -25,14 +25,17 @@ export interface CreditBalance {
   available: number;
 }
 
+/** An API key as its owner and the admin commands see it: never the key, only what names it. */
 export interface ApiKeyRecord {
   id: string;
   accountId: string;
   /** e.g. `ps_live.AbC1` — enough to recognise a key, useless to use it. */
   displayPrefix: string;
   mode: KeyMode;
+  label: string | null;
   createdAt: string;
   revokedAt: string | null;
+  lastUsedAt: string | null;
 }
 
 /** What authentication yields: the key and the account it acts for. */

@@ -38,7 +38,7 @@ export async function addAccounts(service: LiveService, accounts: Array<{ name: 
       if (!account) throw new Error(`account name taken: ${name}`);
       const live = generateApiKey('live');
       const test = generateApiKey('test');
-      for (const k of [live, test]) await store.accounts.createApiKey({ accountId: account.id, hash: k.hash, displayPrefix: k.displayPrefix, mode: k.mode, now: new Date() });
+      for (const k of [live, test]) await store.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: k.hash, displayPrefix: k.displayPrefix, mode: k.mode, now: new Date() });
       made.push({ accountId: account.id, live: live.key, test: test.key });
     }
     return made;

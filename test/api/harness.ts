@@ -103,7 +103,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       if (!account) throw new Error('account name taken');
       const live = generateApiKey('live');
       const test = generateApiKey('test');
-      for (const k of [live, test]) await backend.accounts.createApiKey({ accountId: account.id, hash: k.hash, displayPrefix: k.displayPrefix, mode: k.mode, now: new Date() });
+      for (const k of [live, test]) await backend.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: k.hash, displayPrefix: k.displayPrefix, mode: k.mode, now: new Date() });
       return { accountId: account.id, live: live.key, test: test.key };
     },
     async call(method, path, init = {}) {

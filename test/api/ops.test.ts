@@ -79,15 +79,33 @@ describeOnEveryBackend('operational routes and cross-cutting behaviour', (backen
 
 // On PostgreSQL the same failure is a database outage under a running `presend serve`: test/api/outage.test.ts.
 describe('failures that are bugs or outages', () => {
-  test('a store that fails answers 500 with the error body and no stack trace', async () => {
+  test('a store that fails (closed under the server) answers 503 with the error body and no stack trace', async () => {
     const h = await startHarness();
     try {
       const a = await h.newAccount(1);
       await h.backend.close();
       const r = await h.call('GET', '/v1/requests/00000000-0000-4000-8000-000000000000', { key: a.live });
-      isError(r, 500, 'internal_error');
-      assert.doesNotMatch(JSON.stringify(r.body), /at |\.ts:|stack/);
+      isError(r, 503, 'service_unavailable');
+      assert.doesNotMatch(JSON.stringify(r.body), /at |\.ts:|stack|not open/);
       isError(await h.call('GET', '/readyz'), 503, 'service_unavailable');
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a bug answers 500 internal_error with the error body, its cause in the log only', async () => {
+    const h = await startHarness();
+    try {
+      const a = await h.newAccount(1);
+      // A defect in a use case (not the database): what the status route calls throws a TypeError.
+      Object.assign(h.backend.batches, {
+        get: async () => {
+          throw new TypeError("Cannot read properties of undefined (reading 'counters')");
+        },
+      });
+      const r = await h.call('GET', '/v1/requests/00000000-0000-4000-8000-000000000000', { key: a.live });
+      isError(r, 500, 'internal_error');
+      assert.doesNotMatch(JSON.stringify(r.body), /at |\.ts:|stack|counters/);
     } finally {
       await h.close();
     }

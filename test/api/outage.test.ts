@@ -1,8 +1,8 @@
 /**
  * A PostgreSQL outage under a running `presend serve` (a database restart or failover, made here
  * by refusing connections and terminating the open ones): the service answers the spec's error
- * bodies meanwhile (500 `internal_error`, /readyz 503), stays up, and serves again once the
- * database is back. Run in a child process, so that a crash is the process's, not the runner's.
+ * bodies meanwhile (503 `service_unavailable`: temporary, not a bug; /readyz 503), stays up, and
+ * serves again once the database is back. Run in a child process, so that a crash is the process's, not the runner's.
  *
  * It used to exit: "Unhandled 'error' event" on a pg Client ("Connection terminated
  * unexpectedly"), a client checked out of the pool for a transaction having no 'error' listener
@@ -55,7 +55,7 @@ async function until<T>(what: string, fn: () => Promise<T | null>, timeoutMs = 3
 }
 
 describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'no PostgreSQL backend' }, () => {
-  test('is answered with the error body (500, /readyz 503); the process stays up and serves again when the database is back', async () => {
+  test('is answered 503 service_unavailable (/readyz 503 too); the process stays up and serves again when the database is back', async () => {
     const fresh = await freshDatabase();
     if (fresh.kind === 'skip') throw new Error(fresh.reason);
     const { url, name } = fresh.db;
@@ -63,7 +63,7 @@ describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'n
     const account = await backend.accounts.createAccount({ name: 'outage', credits: 5, now: new Date() });
     if (!account) throw new Error('account not created');
     const key = generateApiKey('test');
-    await backend.accounts.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
+    await backend.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
     await backend.close();
 
     const port = await freePort();
@@ -102,9 +102,9 @@ describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'n
       await onServer(url, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
       const during = await get(`/v1/requests/${id}`);
       const body = await during.json();
-      assert.equal(during.status, 500, JSON.stringify(body));
+      assert.equal(during.status, 503, JSON.stringify(body));
       assertMatches(ErrorBody, body);
-      assert.equal((body as { error: { code: string } }).error.code, 'internal_error');
+      assert.equal((body as { error: { code: string } }).error.code, 'service_unavailable');
       assert.equal((await get('/readyz')).status, 503);
       await new Promise((resolve) => setTimeout(resolve, 2_000)); // the worker's loop meets the outage too
       alive();

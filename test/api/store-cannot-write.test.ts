@@ -28,6 +28,12 @@ interface Store {
   allowWrites(): Promise<void>;
   /** No check can even start (its insert fails), as with a disk already full. */
   refuseStarts(): Promise<void>;
+  /** No batch can be created (its request's insert fails), until `allowBatches`. */
+  refuseBatches(): Promise<void>;
+  allowBatches(): Promise<void>;
+  /** The table can no longer be read or written (renamed away, as a damaged or missing schema would leave it). */
+  hideTable(name: string): Promise<void>;
+  restoreTable(name: string): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -50,6 +56,10 @@ async function sqliteStore(): Promise<Store> {
            CREATE TRIGGER refuse_probe_update BEFORE UPDATE ON ready_probe BEGIN SELECT RAISE(ABORT, '${REFUSED}'); END;`),
     allowWrites: async () => run('DROP TRIGGER refuse_check_end; DROP TRIGGER IF EXISTS refuse_probe_insert; DROP TRIGGER IF EXISTS refuse_probe_update;'),
     refuseStarts: async () => run(`CREATE TRIGGER refuse_check_start BEFORE INSERT ON verifications BEGIN SELECT RAISE(ABORT, '${REFUSED}'); END;`),
+    refuseBatches: async () => run(`CREATE TRIGGER refuse_batch BEFORE INSERT ON requests BEGIN SELECT RAISE(ABORT, '${REFUSED}'); END;`),
+    allowBatches: async () => run('DROP TRIGGER refuse_batch;'),
+    hideTable: async (name) => run(`ALTER TABLE ${name} RENAME TO ${name}_away`),
+    restoreTable: async (name) => run(`ALTER TABLE ${name}_away RENAME TO ${name}`),
     drop: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -76,6 +86,12 @@ async function postgresStore(): Promise<Store> {
     refuseStarts: () =>
       run(`CREATE FUNCTION refuse_start() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${REFUSED}'; END $$;
            CREATE TRIGGER refuse_check_start BEFORE INSERT ON verifications FOR EACH ROW EXECUTE FUNCTION refuse_start();`),
+    refuseBatches: () =>
+      run(`CREATE FUNCTION refuse_batch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${REFUSED}'; END $$;
+           CREATE TRIGGER refuse_batch BEFORE INSERT ON requests FOR EACH ROW EXECUTE FUNCTION refuse_batch();`),
+    allowBatches: () => run('DROP TRIGGER refuse_batch ON requests; DROP FUNCTION refuse_batch();'),
+    hideTable: (name) => run(`ALTER TABLE ${name} RENAME TO ${name}_away`),
+    restoreTable: (name) => run(`ALTER TABLE ${name}_away RENAME TO ${name}`),
     drop: () => fresh.db.drop(),
   };
 }
@@ -94,7 +110,7 @@ async function eventually(what: string, check: () => Promise<boolean>, timeoutMs
 }
 
 /** A store of its own, one process on it and an account of 5 credits; closed, then dropped, after the test. */
-async function servedAlone(backend: BackendName, t: TestContext): Promise<{ store: Store; h: Harness; a: { accountId: string; live: string } }> {
+async function servedAlone(backend: BackendName, t: TestContext): Promise<{ store: Store; h: Harness; a: { accountId: string; live: string; test: string } }> {
   const store = backend === 'SQLite' ? await sqliteStore() : await postgresStore();
   const h = await serve(store);
   t.after(async () => {
@@ -161,5 +177,56 @@ describeOnEveryBackend('a store that cannot write', (backend: BackendName) => {
     assert.equal(answer.status, 503, JSON.stringify(answer.body));
     assert.equal(answer.body.error.code, 'service_unavailable');
     assert.deepEqual(await h.backend.ledger.getBalance(a.accountId).then((b) => [b.available, b.held]), [5, 0]);
+  });
+
+  test('a batch the store cannot create is 503 service_unavailable, nothing held; the same Idempotency-Key creates it once the store can write', async (t) => {
+    const { store, h, a } = await servedAlone(backend, t);
+    await store.refuseBatches();
+    const idem = newIdem();
+    const body = { emails: ['deliverable@example.com', 'second@example.com'] };
+    const refused = await h.call('POST', '/v1/requests', { key: a.live, idem, body });
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, 'service_unavailable');
+    assert.match(refused.body.error.message, /retry later/);
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId).then((b) => [b.available, b.held]), [5, 0], 'nothing held');
+
+    await store.allowBatches();
+    const created = await h.call('POST', '/v1/requests', { key: a.live, idem, body });
+    assert.equal(created.status, 202, 'the retry creates the batch: the refused call left no idempotency record behind');
+    const replay = await h.call('POST', '/v1/requests', { key: a.live, idem, body });
+    assert.equal(replay.status, 200);
+    assert.equal(replay.body.request.id, created.body.request.id);
+  });
+
+  test('a store that cannot answer is 503 service_unavailable on every /v1 route, never a 500', async (t) => {
+    const { store, h, a } = await servedAlone(backend, t);
+    const created = await h.call('POST', '/v1/requests', { key: a.test, idem: newIdem(), body: { emails: ['deliverable@example.com'] } });
+    assert.equal(created.status, 202);
+    const id = created.body.request.id as string;
+    const calls = () => [
+      h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['deliverable@example.com'] } }),
+      h.call('GET', `/v1/requests/${id}`, { key: a.test }),
+      h.call('GET', `/v1/requests/${id}/results`, { key: a.test }),
+    ];
+
+    // The routes' own statements fail (their table is gone); the keys still authenticate.
+    await store.hideTable('requests');
+    for (const answer of await Promise.all(calls())) {
+      assert.equal(answer.status, 503, JSON.stringify(answer.body));
+      assert.equal(answer.body.error.code, 'service_unavailable');
+    }
+    await store.restoreTable('requests');
+
+    // Authentication itself cannot read the keys: every route, single checks included.
+    await store.hideTable('api_keys');
+    const all = await Promise.all([...calls(), h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable@example.com' } })]);
+    for (const answer of all) {
+      assert.equal(answer.status, 503, JSON.stringify(answer.body));
+      assert.equal(answer.body.error.code, 'service_unavailable');
+    }
+    await store.restoreTable('api_keys');
+
+    assert.equal((await h.call('GET', `/v1/requests/${id}`, { key: a.test })).status, 200, 'answered again once the store is repaired');
+    assert.deepEqual(await h.backend.ledger.getBalance(a.accountId).then((b) => [b.available, b.held]), [5, 0], 'nothing held by the refused calls');
   });
 });

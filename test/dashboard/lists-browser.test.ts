@@ -65,7 +65,7 @@ test('with two address columns the owner picks one, and the import runs from the
   // The page follows the import by itself until it is done.
   await page.getByText('State: ready').waitFor({ timeout: 30_000 });
   assert.match(await page.getByRole('main').innerText(), /50 addresses, ready to verify/);
-  const entries = await h.backend.lists.readListEntries(listUrl.split('/').at(-1) as string);
+  const entries = (await h.backend.lists.readListSlice(listUrl.split('/').at(-1) as string, 0, 1_000)).map((e) => e.email);
   assert.deepEqual(entries.slice(0, 2), ['deliverable+0@home.example', 'deliverable+1@home.example']);
 });
 

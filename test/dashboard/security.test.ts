@@ -11,6 +11,8 @@ import { newOwner } from './owners.js';
 import type { TestOwner } from './owners.js';
 import { OwnerAuth } from '../../src/service/owner-sign-in.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 
 function cookies(res: Response): Map<string, string> {
   const found = new Map<string, string>();
@@ -56,6 +58,29 @@ describe('dashboard protections', () => {
     assert.match(pre, /HttpOnly/);
     assert.match(pre, /SameSite=Strict/);
     assert.match(pre, /Path=\/dashboard/);
+  });
+
+  test('a page whose database fails is a 503 page that says so (a bug is the 500 one)', async () => {
+    const { session } = await signIn();
+    const renameTable = (from: string, to: string) => {
+      const db = new Database(join(h.dir, 'presend.db'));
+      try {
+        db.exec(`ALTER TABLE ${from} RENAME TO ${to}`);
+      } finally {
+        db.close();
+      }
+    };
+    renameTable('key_events', 'key_events_away');
+    try {
+      const res = await fetch(`${h.url}/dashboard/keys`, { headers: { cookie: session } });
+      assert.equal(res.status, 503);
+      const text = await res.text();
+      assert.match(text, /The database is unavailable right now; try again in a moment\./);
+      assert.doesNotMatch(text, /key_events|SqliteError|\.ts:/);
+    } finally {
+      renameTable('key_events_away', 'key_events');
+    }
+    assert.equal((await fetch(`${h.url}/dashboard/keys`, { headers: { cookie: session } })).status, 200);
   });
 
   test('the session cookie is HttpOnly and SameSite, and Secure only when a trusted proxy says the request came over TLS', async () => {

@@ -115,13 +115,13 @@ describe('scale-out: two API nodes and two workers on one PostgreSQL', { skip, t
     assert.ok(account);
     accountId = account.id;
     const key = generateApiKey('live');
-    await store.accounts.createApiKey({ accountId, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
+    await store.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
     apiKey = key.key;
     const limited = await store.accounts.createAccount({ name: 'limited', credits: 0, now: new Date() });
     assert.ok(limited);
     await store.accounts.setAccountRateLimit(limited.id, 1, 5);
     const lk = generateApiKey('live');
-    await store.accounts.createApiKey({ accountId: limited.id, hash: lk.hash, displayPrefix: lk.displayPrefix, mode: 'live', now: new Date() });
+    await store.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: limited.id, hash: lk.hash, displayPrefix: lk.displayPrefix, mode: 'live', now: new Date() });
     limitedKey = lk.key;
   });
 

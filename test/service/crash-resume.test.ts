@@ -48,7 +48,7 @@ async function inCrashScene(spec: WorldSpec, credits: number, body: (scene: Cras
     const account = await setup.accounts.createAccount({ name: 'crash', credits, now: new Date() });
     assert.ok(account);
     const key = generateApiKey('live');
-    await setup.accounts.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
+    await setup.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'live', now: new Date() });
     await setup.close();
     await body({ world, databaseUrl, accountId: account.id, key: key.key, children });
   } finally {

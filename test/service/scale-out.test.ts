@@ -21,7 +21,7 @@ test('a batch taken by serve --no-worker is completed by a separate worker proce
     const account = await setup.accounts.createAccount({ name: 'scale', credits: 0, now: new Date() });
     assert.ok(account);
     const key = generateApiKey('test');
-    await setup.accounts.createApiKey({ accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
+    await setup.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
     await setup.close();
     const env = { PRESEND_DATABASE_URL: databaseUrl, PRESEND_PORT: '0', PRESEND_WORKER_POLL_MS: '50' };
 

@@ -38,13 +38,13 @@ test('a key revoked by another process on the same file stops working at once, t
     const now = new Date();
     const account = await server.accounts.createAccount({ name: 'cached', credits: 0, now });
     assert.ok(account);
-    await server.accounts.createApiKey({ accountId: account.id, hash: 'h-cached', displayPrefix: 'ps_live.cached', mode: 'live', now });
+    const cached = await server.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: 'h-cached', displayPrefix: 'ps_live.cached', mode: 'live', now });
     assert.equal((await server.accounts.findActiveKey('h-cached'))?.accountId, account.id);
     assert.equal((await server.accounts.findActiveKey('h-cached'))?.accountId, account.id, 'served again (from the cache)');
-    assert.equal(await admin.accounts.revokeApiKeys('ps_live.cached', now), 1);
+    assert.equal((await admin.keyManagement.revokeKey({ accountId: account.id, keyId: cached.id, actor: { name: 'test' }, now }))?.revokedAt, now.toISOString());
     assert.equal(await server.accounts.findActiveKey('h-cached'), null);
     // A rate limit set elsewhere is seen on the next lookup as well.
-    await admin.accounts.createApiKey({ accountId: account.id, hash: 'h-second', displayPrefix: 'ps_live.second', mode: 'live', now });
+    await admin.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: 'h-second', displayPrefix: 'ps_live.second', mode: 'live', now });
     assert.equal((await server.accounts.findActiveKey('h-second'))?.rateLimitBurst, null);
     await admin.accounts.setAccountRateLimit(account.id, 3, 7);
     assert.equal((await server.accounts.findActiveKey('h-second'))?.rateLimitBurst, 7);

@@ -7,14 +7,14 @@ import { batchRows } from './overview.js';
 import { uploadForm } from './lists.js';
 import { decisionText, verdictText } from '../explain.js';
 import type { BatchCost } from '../../service/batch-cost.js';
-import type { ListOverview, ManagedKey, RequestSummary, VerdictCount } from '../../store/owner-records.js';
-import type { BatchRequestView, CreditBalance, Counters } from '../../store/store.js';
+import type { ListOverview, RequestSummary, VerdictCount } from '../../store/owner-records.js';
+import type { ApiKeyRecord, BatchRequestView, CreditBalance, Counters } from '../../store/store.js';
 
-export function keyOption(k: ManagedKey, selected: boolean): string {
+export function keyOption(k: ApiKeyRecord, selected: boolean): string {
   return html`<option value="${k.id}"!${selected ? ' selected' : ''}>${k.mode === 'test' ? 'Sandbox' : 'Live'} key ${k.displayPrefix}…${k.label ? ` (${k.label})` : ''}</option>`;
 }
 
-function startForms(ctx: PageContext, lists: readonly ListOverview[], keys: readonly ManagedKey[], maxUploadMb: number): string {
+function startForms(ctx: PageContext, lists: readonly ListOverview[], keys: readonly ApiKeyRecord[], maxUploadMb: number): string {
   const ready = lists.filter((l) => l.state === 'ready');
   if (keys.length === 0) return html`<p>Create an <a href="/dashboard/keys">API key</a> first: a batch runs on a key, live or sandbox.</p>`;
   return html`
@@ -34,7 +34,7 @@ function startForms(ctx: PageContext, lists: readonly ListOverview[], keys: read
   !${uploadForm(ctx, { then: 'batch', maxUploadMb })}`;
 }
 
-export function batchesPage(ctx: PageContext, input: { batches: RequestSummary[]; lists: ListOverview[]; keys: ManagedKey[]; olderHref: string | null; maxUploadMb: number }): string {
+export function batchesPage(ctx: PageContext, input: { batches: RequestSummary[]; lists: ListOverview[]; keys: ApiKeyRecord[]; olderHref: string | null; maxUploadMb: number }): string {
   return html`
   !${startForms(ctx, input.lists, input.keys, input.maxUploadMb)}
   <h2>Batches</h2>
@@ -44,7 +44,7 @@ export function batchesPage(ctx: PageContext, input: { batches: RequestSummary[]
 
 export function confirmBatchPage(
   ctx: PageContext,
-  input: { cost: BatchCost; key: ManagedKey; keys: ManagedKey[]; balance: CreditBalance; idempotencyToken: string; error: string | null },
+  input: { cost: BatchCost; key: ApiKeyRecord; keys: ApiKeyRecord[]; balance: CreditBalance; idempotencyToken: string; error: string | null },
 ): string {
   const { cost, key, balance } = input;
   const short = cost.creditsHeld > balance.available;

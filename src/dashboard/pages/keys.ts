@@ -2,7 +2,8 @@
 import { html } from 'ghtml';
 import { csrfField, when } from '../layout.js';
 import type { Flash, PageContext } from '../layout.js';
-import type { KeyEvent, ManagedKey } from '../../store/owner-records.js';
+import type { KeyEvent } from '../../store/owner-records.js';
+import type { ApiKeyRecord } from '../../store/store.js';
 import { MAX_LABEL_LENGTH } from '../../service/managed-keys.js';
 
 const modeName = (mode: string) => (mode === 'test' ? 'sandbox' : 'live');
@@ -22,7 +23,7 @@ function newKeyPanel(flash: Flash | null): string {
   </section>`;
 }
 
-function keyRows(keys: readonly ManagedKey[]): string {
+function keyRows(keys: readonly ApiKeyRecord[]): string {
   if (keys.length === 0) return html`<p>No keys yet.</p>`;
   return html`<table>
     <caption class="visually-hidden">API keys of this account</caption>
@@ -55,7 +56,7 @@ function auditRows(events: readonly KeyEvent[]): string {
     </tbody></table>`;
 }
 
-export function keysPage(ctx: PageContext, input: { keys: ManagedKey[]; events: KeyEvent[] }): string {
+export function keysPage(ctx: PageContext, input: { keys: ApiKeyRecord[]; events: KeyEvent[] }): string {
   return html`
   !${newKeyPanel(ctx.flash)}
   <h2>Create a key</h2>
@@ -78,7 +79,7 @@ export function keysPage(ctx: PageContext, input: { keys: ManagedKey[]; events: 
   !${auditRows(input.events)}`;
 }
 
-export function revokeKeyPage(ctx: PageContext, key: ManagedKey): string {
+export function revokeKeyPage(ctx: PageContext, key: ApiKeyRecord): string {
   return html`
   <p>Revoke the ${modeName(key.mode)} key <code>${key.displayPrefix}…</code>!${key.label ? html` (“${key.label}”)` : ''}, created !${when(key.createdAt)}, last used !${when(key.lastUsedAt)}?</p>
   <p>Every request made with it is refused (401) from now on. This cannot be undone.</p>

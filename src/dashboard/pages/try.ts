@@ -4,7 +4,7 @@ import { csrfField } from '../layout.js';
 import type { PageContext } from '../layout.js';
 import { keyOption } from './batches.js';
 import { decisionText, reasonText, verdictText } from '../explain.js';
-import type { ManagedKey } from '../../store/owner-records.js';
+import type { ApiKeyRecord } from '../../store/store.js';
 import type { PresendEnvelope } from '../../core/types.js';
 
 export type TryOutcome =
@@ -48,7 +48,7 @@ function outcomeView(outcome: TryOutcome | null): string {
   }
 }
 
-export function tryPage(ctx: PageContext, input: { keys: ManagedKey[]; email: string; keyId: string | null; idempotencyToken: string; outcome: TryOutcome | null }): string {
+export function tryPage(ctx: PageContext, input: { keys: ApiKeyRecord[]; email: string; keyId: string | null; idempotencyToken: string; outcome: TryOutcome | null }): string {
   if (input.keys.length === 0) return html`<p>Create an <a href="/dashboard/keys">API key</a> first: a check runs on a key, live or sandbox.</p>`;
   return html`
   <form method="post" action="/dashboard/try" class="stack">

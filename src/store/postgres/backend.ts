@@ -13,13 +13,21 @@ import { claimPostgres } from './claim.js';
 import { createPool, PgDatabase } from './database.js';
 import { tableRateLimits } from './rate-limits.js';
 import { openSharedEngineState } from './shared-engine-state.js';
+import { storeFailure } from '../store-failure.js';
 
 export async function openPostgresBackend(databaseUrl: string, config: BackendConfig, log: Log): Promise<Backend> {
   const pool = createPool(databaseUrl, { max: config.databasePoolSize, log });
   const db = new PgDatabase(pool);
   const shared = openSharedEngineState(databaseUrl, config, log);
   // The LISTEN connection opens when a worker first waits for work: API nodes and admin commands never hold one.
-  const wakeUps = new NotifyWakeUps({ databaseUrl, query: (sql, params) => pool.query(sql, params), log });
+  const wakeUps = new NotifyWakeUps({
+    databaseUrl,
+    query: (sql, params) =>
+      pool.query(sql, params).catch((err: unknown) => {
+        throw storeFailure(err);
+      }),
+    log,
+  });
   return assembleBackend(
     db,
     { bulk: postgresBulkWrites, claim: claimPostgres, resultsPerWrite: 500, claimPerWrite: Number.POSITIVE_INFINITY },

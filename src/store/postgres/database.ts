@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.js';
 import { listMigrations } from '../migrations.js';
 import { ListParam, Rollback } from '../sql.js';
 import type { Db, Dialect, Param, Tx } from '../sql.js';
+import { storeFailure } from '../store-failure.js';
 
 const { Pool, types } = pg;
 
@@ -84,14 +85,34 @@ function bind(params: readonly Param[]): unknown[] {
   return params.map((p) => (p instanceof ListParam ? p.values : p));
 }
 
-/** The query interface on one client (a transaction) or on the pool (single statements). */
+/**
+ * The query interface on one client (a transaction) or on the pool (single statements). Every
+ * error pg raises (a SQLSTATE from the server, a refused or lost connection) is the database's:
+ * a StoreFailure, which keeps the SQLSTATE as its `code`.
+ */
 function queries(on: Pick<pg.Pool, 'query'>): Tx & Pick<Db, 'all' | 'get' | 'run'> {
+  const query = async (sql: string, params: readonly Param[]) => {
+    try {
+      return await on.query(toPg(sql), bind(params));
+    } catch (err) {
+      throw storeFailure(err);
+    }
+  };
   return {
     dialect: pgDialect,
-    all: async <R>(sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rows as R[],
-    get: async <R>(sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rows[0] as R | undefined,
-    run: async (sql: string, params: readonly Param[] = []) => (await on.query(toPg(sql), bind(params))).rowCount ?? 0,
+    all: async <R>(sql: string, params: readonly Param[] = []) => (await query(sql, params)).rows as R[],
+    get: async <R>(sql: string, params: readonly Param[] = []) => (await query(sql, params)).rows[0] as R | undefined,
+    run: async (sql: string, params: readonly Param[] = []) => (await query(sql, params)).rowCount ?? 0,
   };
+}
+
+/** BEGIN, COMMIT, ROLLBACK: a failure is the database's. */
+async function command(client: pg.PoolClient, text: string): Promise<void> {
+  try {
+    await client.query(text);
+  } catch (err) {
+    throw storeFailure(err);
+  }
 }
 
 /**
@@ -101,7 +122,9 @@ function queries(on: Pick<pg.Pool, 'query'>): Tx & Pick<Db, 'all' | 'get' | 'run
  * 'error' event ends the process. `release` gives it back, destroyed when it was lost.
  */
 async function checkout(pool: pg.Pool): Promise<{ client: pg.PoolClient; release(broken?: unknown): void }> {
-  const client = await pool.connect();
+  const client = await pool.connect().catch((err: unknown) => {
+    throw storeFailure(err);
+  });
   let lost: Error | undefined;
   const onError = (err: Error): void => {
     lost = err; // the statement in flight, if any, fails with it too; the caller hears that
@@ -154,13 +177,13 @@ export class PgDatabase implements Db {
       const { client, release } = await checkout(this.pool);
       let broken: unknown;
       try {
-        await client.query(begin);
+        await command(client, begin);
         const out = await fn(queries(client));
         if (out instanceof Rollback) {
-          await client.query('ROLLBACK');
+          await command(client, 'ROLLBACK');
           return out.value;
         }
-        await client.query('COMMIT');
+        await command(client, 'COMMIT');
         return out;
       } catch (err) {
         try {

@@ -1,13 +1,12 @@
 /**
  * Role: what the dashboard's pages read about one account — its requests, the verdicts of a
- * request, its credit ledger and usage over time, and the results of given addresses. Reads
+ * request, its credit ledger and usage over time. Reads
  * only; every query is bounded by the account, so an owner never reads another account's rows.
  */
 import type { AccountViewsRole } from '../backend.js';
-import type { AddressResult, LedgerEntry, LedgerKind, RequestSummary, VerdictCount } from '../owner-records.js';
-import { list } from '../sql.js';
+import type { LedgerEntry, LedgerKind, RequestSummary, VerdictCount } from '../owner-records.js';
 import type { Db } from '../sql.js';
-import type { RequestMode, RequestState, StoredResult } from '../store.js';
+import type { RequestMode, RequestState } from '../store.js';
 import type { PreSendDecision, PublicVerdict } from '../../core/types.js';
 
 interface RequestRow {
@@ -44,9 +43,6 @@ interface LedgerRow {
   verification_id: string | null;
   created_at: string;
 }
-
-/** Addresses looked up per query. */
-const LOOKUP_CHUNK = 500;
 
 const REQUEST_COLUMNS = 'id, mode, list_id, state, sandbox, total, unique_count, final_count, created_at, finalized_at';
 
@@ -112,21 +108,6 @@ export function accountViewsRole(db: Db): AccountViewsRole {
         [...params, accountId, bounds[0] as Date, bounds[bounds.length - 1] as Date],
       );
       return sums.map((_, i) => Number(row?.[`s${i}`] ?? 0));
-    },
-
-    async resultsFor(accountId, requestId, emails) {
-      const found = new Map<string, AddressResult>();
-      const owned = await db.get<{ id: string }>('SELECT id FROM requests WHERE id = ? AND account_id = ?', [requestId, accountId]);
-      if (!owned) return found;
-      const wanted = [...new Set(emails)];
-      for (let i = 0; i < wanted.length; i += LOOKUP_CHUNK) {
-        const rows = await db.all<{ email: string; result_json: string }>(
-          `SELECT email, result_json FROM items WHERE request_id = ? AND state = 'final' AND email ${db.dialect.inList}`,
-          [requestId, list(wanted.slice(i, i + LOOKUP_CHUNK))],
-        );
-        for (const r of rows) found.set(r.email, { ...(JSON.parse(r.result_json) as StoredResult), email: r.email });
-      }
-      return found;
     },
   };
 }

@@ -1,8 +1,11 @@
-/** Role: accounts and their API keys (docs/design.md §3). Keys are stored as SHA-256 hashes with a short display prefix. */
+/**
+ * Role: accounts, and authentication by API key (docs/design.md §3): a key is found by the
+ * SHA-256 of the whole key, never stored itself. Keys are made and revoked by key-management.ts.
+ */
 import { randomUUID } from 'node:crypto';
 import type { AccountsRole } from '../backend.js';
-import { toAccount, toAuthenticatedKey, toKey } from '../rows.js';
-import type { AccountRow, ActiveKeyRow, KeyRow } from '../rows.js';
+import { toAccount, toAuthenticatedKey } from '../rows.js';
+import type { AccountRow, ActiveKeyRow } from '../rows.js';
 import type { Db } from '../sql.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { moveCredits } from './ledger.js';
@@ -28,25 +31,6 @@ export function accountsRole(db: Db, bulk: BulkWrites): AccountsRole {
 
     setAccountRateLimit: async (accountId, perSecond, burst) => {
       await db.run('UPDATE accounts SET rate_limit_per_second = ?, rate_limit_burst = ? WHERE id = ?', [perSecond, burst, accountId]);
-    },
-
-    createApiKey: async (input) => {
-      const row = await db.get<KeyRow>('INSERT INTO api_keys (id, account_id, hash, display_prefix, mode, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *', [
-        randomUUID(),
-        input.accountId,
-        input.hash,
-        input.displayPrefix,
-        input.mode,
-        input.now,
-      ]);
-      return toKey(row as KeyRow);
-    },
-
-    listApiKeys: async (accountId) => (await db.all<KeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id', [accountId])).map(toKey),
-
-    revokeApiKeys: (prefix, now) => {
-      const pattern = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
-      return db.run("UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND display_prefix LIKE ? ESCAPE '\\'", [now, pattern]);
     },
 
     findActiveKey: async (hash) => {

@@ -1,21 +1,29 @@
 /**
- * Role: API keys as their owners manage them (docs/design.md §3, §7). A key row and its audit event
- * are written in one transaction, so the trail never misses a change made here. Revocation is
+ * Role: API keys (docs/design.md §3, §7), whoever makes or revokes them: an owner on the
+ * dashboard or `presend keys`. This is the only place keys are written, and a key row and its
+ * audit event are written in one transaction, so the trail never misses a change. Revocation is
  * by id within the account: display prefixes are short and not unique across accounts.
  */
 import { randomUUID } from 'node:crypto';
 import type { KeyManagementRole } from '../backend.js';
-import type { KeyEvent, ManagedKey } from '../owner-records.js';
+import type { KeyEvent } from '../owner-records.js';
 import { toAuthenticatedKey } from '../rows.js';
-import type { ActiveKeyRow, KeyRow } from '../rows.js';
+import type { ActiveKeyRow } from '../rows.js';
 import type { Db, Tx } from '../sql.js';
+import type { ApiKeyRecord, KeyMode } from '../store.js';
 
-interface ManagedKeyRow extends KeyRow {
+interface ManagedKeyRow {
+  id: string;
+  account_id: string;
+  display_prefix: string;
+  mode: KeyMode;
+  created_at: string;
+  revoked_at: string | null;
   label: string | null;
   last_used_at: string | null;
 }
 
-const toManagedKey = (r: ManagedKeyRow): ManagedKey => ({
+const toManagedKey = (r: ManagedKeyRow): ApiKeyRecord => ({
   id: r.id,
   accountId: r.account_id,
   displayPrefix: r.display_prefix,
@@ -39,7 +47,7 @@ const toKeyEvent = (r: KeyEventRow): KeyEvent => ({ id: r.id, keyId: r.key_id, d
 
 const KEY_COLUMNS = 'id, account_id, display_prefix, mode, created_at, revoked_at, label, last_used_at';
 
-async function audit(tx: Tx, key: ManagedKey, action: KeyEvent['action'], actor: string, at: Date): Promise<void> {
+async function audit(tx: Tx, key: ApiKeyRecord, action: KeyEvent['action'], actor: string, at: Date): Promise<void> {
   await tx.run('INSERT INTO key_events (id, account_id, key_id, display_prefix, action, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
     randomUUID(),
     key.accountId,

@@ -93,7 +93,6 @@ export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
       return row ? toList(row) : null;
     },
 
-    readListEntries: async (listId) => (await db.all<{ email: string }>('SELECT email FROM list_entries WHERE list_id = ? ORDER BY position', [listId])).map((r) => r.email),
 
     // A list's positions are 0 … entries − 1 (each append continues from the count), so a slice is
     // the closed range [from, from + limit): an index range scan whatever the table's statistics.

@@ -21,6 +21,7 @@ import { dirname } from 'node:path';
 import { listMigrations } from '../migrations.js';
 import { ListParam, Rollback } from '../sql.js';
 import type { Db, Dialect, Param, Tx } from '../sql.js';
+import { storeFailure } from '../store-failure.js';
 
 export type SqliteDb = Database.Database;
 
@@ -88,11 +89,30 @@ export class SqliteDatabase implements Db {
 
   constructor(databaseUrl: string) {
     this.raw = openSqlite(databaseUrl);
+    // Every error better-sqlite3 raises (SQLITE_FULL, SQLITE_IOERR, a table that is gone) is the database's: a StoreFailure.
     this.inside = {
       dialect: sqliteDialect,
-      all: <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).all(bind(params)) as R[],
-      get: <R>(sql: string, params: readonly Param[] = []) => this.stmt(sql).get(bind(params)) as R | undefined,
-      run: (sql: string, params: readonly Param[] = []) => this.stmt(sql).run(bind(params)).changes,
+      all: <R>(sql: string, params: readonly Param[] = []) => {
+        try {
+          return this.stmt(sql).all(bind(params)) as R[];
+        } catch (err) {
+          throw storeFailure(err);
+        }
+      },
+      get: <R>(sql: string, params: readonly Param[] = []) => {
+        try {
+          return this.stmt(sql).get(bind(params)) as R | undefined;
+        } catch (err) {
+          throw storeFailure(err);
+        }
+      },
+      run: (sql: string, params: readonly Param[] = []) => {
+        try {
+          return this.stmt(sql).run(bind(params)).changes;
+        } catch (err) {
+          throw storeFailure(err);
+        }
+      },
     };
   }
 
@@ -166,7 +186,9 @@ export class SqliteDatabase implements Db {
         }
       });
     } catch (error) {
-      for (const op of queued) op.reject(error); // the commit itself failed: nothing was written
+      // BEGIN, a savepoint or the commit failed (every write's own errors are its outcome): nothing was written.
+      const failure = storeFailure(error);
+      for (const op of queued) op.reject(failure);
       return;
     }
     const ops = queued.slice(0, outcomes.length);
@@ -208,11 +230,11 @@ export class SqliteDatabase implements Db {
 
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.exclusive(async () => {
-      this.stmt('BEGIN DEFERRED').run();
+      this.inside.run('BEGIN DEFERRED');
       try {
         return await fn(this.inside);
       } finally {
-        this.stmt('COMMIT').run();
+        this.inside.run('COMMIT');
       }
     });
   }

@@ -9,6 +9,7 @@
 import type Database from 'better-sqlite3';
 import type { AccountsRole, KeyManagementRole } from '../backend.js';
 import type { AuthenticatedKey } from '../store.js';
+import { storeFailure } from '../store-failure.js';
 
 const MAX_ENTRIES = 10_000;
 
@@ -24,7 +25,12 @@ export class KeyCache {
   }
 
   async get(hash: string, lookup: (hash: string) => Promise<AuthenticatedKey | null>): Promise<AuthenticatedKey | null> {
-    const now = this.version.get() as number;
+    let now: number;
+    try {
+      now = this.version.get() as number;
+    } catch (err) {
+      throw storeFailure(err); // the database's, like any statement of the query interface
+    }
     if (now !== this.dataVersion) {
       this.dataVersion = now;
       this.keys.clear();
@@ -64,7 +70,6 @@ export function keyCachedRoles(db: Database.Database) {
       ...accounts,
       findActiveKey: (hash) => cache.get(hash, accounts.findActiveKey),
       setAccountRateLimit: dropping(accounts.setAccountRateLimit),
-      revokeApiKeys: dropping(accounts.revokeApiKeys),
     }),
     keyManagement: (keys: KeyManagementRole): KeyManagementRole => ({ ...keys, revokeKey: dropping(keys.revokeKey) }),
   };

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { createEngine, createSandboxEngine } from '../../src/core/index.js';
 import { startMailWorld } from '../../src/mailworld/index.js';
 import type { MailWorld } from '../../src/mailworld/index.js';
-import { startHarness, newIdem, waitFinal } from '../api/harness.js';
+import { allResultItems, startHarness, newIdem, waitFinal } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { hostileWorld, TARPIT_FARM_IP } from './hostile-world.js';
 import { BACKENDS } from './backends.js';
@@ -47,18 +47,6 @@ interface ResultItem {
   presend: { verdict: string | null; outcome: string; reasons: string[]; billing: { disposition: string; credits: number } };
 }
 
-async function allResults(h: Harness, key: string, id: string): Promise<ResultItem[]> {
-  const items: ResultItem[] = [];
-  let cursor: string | null = null;
-  for (;;) {
-    const page = await h.call('GET', `/v1/requests/${id}/results?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
-    assert.equal(page.status, 200);
-    items.push(...(page.body.results as ResultItem[]));
-    cursor = page.body.nextCursor;
-    if (!cursor) return items;
-  }
-}
-
 async function liveHarness(world: MailWorld, env: Record<string, string>): Promise<Harness> {
   const all = { ...world.env(), PRESEND_SMTP_TIMEOUT_MS: String(SMTP_TIMEOUT_MS), PRESEND_DNS_TIMEOUT_MS: String(DNS_TIMEOUT_MS), ...env };
   return startHarness({ env: all, engines: { live: createEngine(loadConfig(all)), sandbox: createSandboxEngine() } });
@@ -90,7 +78,7 @@ describe('hostile mail hosts inside a live batch', () => {
     assert.equal(final.counters.completed, emails.length);
     assert.equal(final.counters.pending, 0);
 
-    const items = await allResults(h, a.live, created.body.request.id);
+    const items = await allResultItems<ResultItem>(h, a.live, created.body.request.id);
     assert.deepEqual(items.map((i) => i.email).sort(), [...emails].sort());
     const wrong = items.filter((i) => i.presend.verdict !== world.expectedVerdict(i.email)).map((i) => `${i.email}: ${i.presend.verdict} (${i.presend.reasons.join(',')}) ≠ ${world.expectedVerdict(i.email)}`);
     assert.deepEqual(wrong, []);
@@ -134,7 +122,7 @@ describe('hostile mail hosts inside a live batch', () => {
     const created = await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails } });
     assert.equal(created.status, 202);
     await waitFinal(h, a.live, created.body.request.id);
-    const items = await allResults(h, a.live, created.body.request.id);
+    const items = await allResultItems<ResultItem>(h, a.live, created.body.request.id);
     assert.equal(items.length, emails.length);
     for (const item of items) {
       assert.equal(item.presend.verdict, 'UNKNOWN', item.email);

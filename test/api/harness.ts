@@ -166,3 +166,16 @@ export async function waitFinal(h: Harness, key: string, id: string, timeoutMs =
     await new Promise((res) => setTimeout(res, 50));
   }
 }
+
+/** Every result item of a request, page after page of 200 through the cursor. */
+export async function allResultItems<T = { email: string }>(h: Harness, key: string, id: string): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  for (;;) {
+    const page = await h.call('GET', `/v1/requests/${id}/results?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
+    if (page.status !== 200) throw new Error(`results page: status ${page.status}`);
+    items.push(...(page.body.results as T[]));
+    cursor = page.body.nextCursor;
+    if (!cursor) return items;
+  }
+}

@@ -1,7 +1,7 @@
 /**
- * Batches over stored lists at scale (issue #12, finding 2): a batch over a 100,000-address list is
- * created without blocking the event loop (its items are written in chunks in the background)
- * and holds every address exactly once; a list over the size cap is 422 `list_too_large`; work
+ * Batches over stored lists (issue #12, finding 2): a batch over a list of several fill chunks
+ * holds every address exactly once (the 100,000-address run that bounds the event loop is
+ * test/load/list-batch-blocking.load.ts); a list over the size cap is 422 `list_too_large`; work
  * past the account's cap of unfinished items is 429 `too_much_outstanding_work` with Retry-After;
  * a live key's credits for duplicates and invalid entries come back; a fill left by a process
  * that died is resumed once its lease lapses.
@@ -9,62 +9,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeOnEveryBackend } from './backends.js';
-import { startHarness, newIdem, waitFinal } from './harness.js';
+import { allResultItems, startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError } from './schema-check.js';
 import { idempotencyClaim } from '../../src/service/idempotency.js';
 
-const SIZE = 100_000;
-/**
- * The longest the event loop may stay blocked while the batch is created and filled. Before the
- * fix the whole list was read, parsed and inserted in one turn (0.42 s for 50,000 here on SQLite,
- * 19 s for 1,000,000; 720–955 ms for this list); after it the longest block measured 110–170 ms
- * (a worker's claim or results on a loaded machine), whatever the list's length — and once 282 ms
- * on PostgreSQL with two test files and the database sharing 2 cores (the watcher counts the CPU
- * of every thread of the process, a parallel garbage collection's too). The bound sits between
- * the two: it fails the old copy, not a loaded machine.
- */
-const MAX_BLOCKED_MS = 400;
-
-/**
- * The longest time the event loop was held between two ticks of a 5 ms timer: the gap between
- * ticks, but no more than the CPU this process used meanwhile — on a loaded shared machine a
- * process that is merely waiting for a core also sees long gaps, without holding its loop.
- */
-function watchEventLoop(): { stop(): number } {
-  const cpuMs = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
-  let last = performance.now();
-  let lastCpu = cpuMs();
-  let worst = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    const cpu = cpuMs();
-    worst = Math.max(worst, Math.min(now - last - 5, cpu - lastCpu));
-    last = now;
-    lastCpu = cpu;
-  }, 5);
-  return {
-    stop() {
-      clearInterval(timer);
-      return worst;
-    },
-  };
-}
-
-async function allResults(h: Harness, key: string, requestId: string): Promise<string[]> {
-  const emails: string[] = [];
-  let cursor: string | null = null;
-  for (;;) {
-    const page = await h.call('GET', `/v1/requests/${requestId}/results?limit=200${cursor ? `&cursor=${cursor}` : ''}`, { key });
-    assert.equal(page.status, 200);
-    for (const r of page.body.results as Array<{ email: string }>) emails.push(r.email);
-    cursor = page.body.nextCursor;
-    if (!cursor) return emails;
-  }
-}
+/** Several fill chunks (2,000 entries each), so duplicates across chunks are met; the 100,000-address run that bounds the event loop is test/load/list-batch-blocking.load.ts. */
+const SIZE = 12_000;
 
 describeOnEveryBackend('batches over large lists', (backend) => {
   let h: Harness;
@@ -73,27 +24,23 @@ describeOnEveryBackend('batches over large lists', (backend) => {
   });
   after(async () => h.close());
 
-  test(`a ${SIZE.toLocaleString('en-US')}-address list batch never blocks the event loop more than ${MAX_BLOCKED_MS} ms and holds every address once`, async () => {
+  test(`a ${SIZE.toLocaleString('en-US')}-address list batch (${Math.ceil(SIZE / 2_000)} fill chunks) holds every address once`, async () => {
     const a = await h.newAccount(0);
     const emails = Array.from({ length: SIZE }, (_, i) => `person${i}@example${i % 50}.com`);
     // Duplicates across chunks (the domain in another case, the first kept; an invalid entry again): not new items.
     const entries = ['not an address', ...emails, 'person7@EXAMPLE7.com', 'not an address', emails[SIZE - 1] as string];
     const list = await h.backend.lists.importList({ accountId: a.accountId, name: 'big', now: new Date(), entries: [entries] });
-    const watch = watchEventLoop();
     const created = await h.call('POST', '/v1/requests', { key: a.test, idem: newIdem(), body: { listId: list.id } });
     assert.equal(created.status, 202);
     assert.equal(created.body.counters.total, entries.length);
-    const final = await waitFinal(h, a.test, created.body.request.id, 240_000);
-    const blocked = watch.stop();
-    assert.ok(blocked <= MAX_BLOCKED_MS, `the event loop was blocked for ${Math.round(blocked)} ms (bound ${MAX_BLOCKED_MS} ms)`);
+    const final = await waitFinal(h, a.test, created.body.request.id, 120_000);
     assert.equal(final.request.state, 'completed');
     assert.equal(final.counters.total, entries.length);
     assert.equal(final.counters.unique, SIZE + 1);
     assert.equal(final.counters.duplicates, 3);
-    const results = await allResults(h, a.test, created.body.request.id);
+    const results = (await allResultItems(h, a.test, created.body.request.id)).map((r) => r.email);
     assert.equal(results.length, SIZE + 1, 'one result per unique address');
     assert.equal(new Set(results).size, SIZE + 1, 'no address twice');
-    // As many distinct results as expected addresses, none outside them: exactly the list's addresses.
     const expected = new Set([...emails, 'not an address']);
     assert.deepEqual(
       results.filter((r) => !expected.has(r)),
@@ -169,6 +116,6 @@ describeOnEveryBackend('batches over large lists', (backend) => {
     const final = await waitFinal(h, a.test, id, 60_000);
     assert.equal(final.request.state, 'completed');
     assert.equal(final.counters.unique, entries.length);
-    assert.equal((await allResults(h, a.test, id)).length, entries.length);
+    assert.equal((await allResultItems(h, a.test, id)).length, entries.length);
   });
 });

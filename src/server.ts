@@ -117,6 +117,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     readyTimeoutMs: config.readyTimeoutMs,
   });
   // The owners' dashboard (docs/design.md §7): pages over the same services; no route under /v1.
+  const uploads = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }), leaseMs: config.leaseMs, maxEntries: config.listMaxEntries });
   await app.register(dashboardPlugin, {
     prefix: '/dashboard',
     backend,
@@ -124,7 +125,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     verify,
     batches,
     results,
-    uploads: new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }), leaseMs: config.leaseMs, maxEntries: config.listMaxEntries }),
+    uploads,
     now,
     maxUploadBytes: config.dashboardMaxUploadBytes,
   });
@@ -139,7 +140,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     try {
       const t = now();
       await backend.verifications.failStale(new Date(t.getTime() - STALE_VERIFICATION_MS), t);
-      // List imports whose process died (kill -9 of `presend lists import`) end failed.
+      // Uploaded files whose import's node died run again from their stored copy; other list
+      // imports whose process died (kill -9 of `presend lists import`) end failed.
+      const resumed = await uploads.resumeLapsedImports();
+      if (resumed > 0) app.log.warn({ lists: resumed }, 'list imports whose process stopped were resumed from their stored files');
       const lapsed = await backend.lists.failLapsedImports(t);
       if (lapsed > 0) app.log.warn({ lists: lapsed }, 'list imports whose process stopped were marked failed');
       const purged = await backend.retention.purgeExpired(t, config.retentionDays, { chunk: config.purgeChunk });

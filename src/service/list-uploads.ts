@@ -7,12 +7,16 @@
  *
  * When more than one column looks like it holds addresses and none was named, the import waits
  * for the owner to pick one: the whole file is still kept, and the import then runs from the
- * stored copy, in the background, on the node that took the choice.
+ * stored copy, in the background, on the node that took the choice. Should that node die, the
+ * import's lease lapses and a serving node runs it again from the stored copy
+ * (`resumeLapsedImports`), skipping the entries already in the list: the file is read the same
+ * way every time, so they are its first entries.
  */
 import type { ListFilesRole, ListsRole } from '../store/backend.js';
 import type { Logger } from '../logger.js';
 import type { BadRow, ColumnChoice } from '../store/owner-records.js';
 import type { ListRecord } from '../store/store.js';
+import { ImportTakenOver } from '../store/roles/lists.js';
 import { AddressRows, listEntries, openTable, TableError } from '../files/index.js';
 import type { OpenedTable, RowProblem, TableLayout, TableRow } from '../files/index.js';
 import { looksLikeAddress, namesAddressColumn } from '../files/layout.js';
@@ -109,18 +113,43 @@ export class ListUploads {
     const stored = JSON.parse(file.layoutJson) as StoredLayout;
     const layout: TableLayout = { ...stored.layout, emailColumn: choice.index, emailColumnLabel: `"${choice.label}"` };
     if (!(await this.deps.listFiles.takeColumnChoice(accountId, listId, JSON.stringify({ layout, width: 0 } satisfies StoredLayout)))) return false;
-    // The import runs again from here: leased, so a node that dies during it leaves it failed, not importing.
+    // The import runs from here: leased, so a node that dies during it leaves it to another (resumeLapsedImports).
     await this.deps.lists.renewImportLease(listId, this.leaseUntil());
-    void (async () => {
-      try {
-        const table = await openTable({ stream: this.deps.listFiles.readFile(listId) }, { layout });
-        const done = await this.importRows(listId, layout, table.rows);
-        await this.deps.listFiles.describeFile(listId, { sizeBytes: file.sizeBytes, layoutJson: JSON.stringify({ layout, width: done.width } satisfies StoredLayout), columnChoices: null });
-      } catch (err) {
-        await this.fail(listId, err, async () => undefined).catch((failed: unknown) => this.deps.log?.warn({ listId, err: failed }, 'could not mark a list import failed'));
-      }
-    })();
+    void this.importStored(listId, layout, file.sizeBytes, 0);
     return true;
+  }
+
+  /**
+   * Takes over the imports from stored files whose node died (their lease lapsed) and runs each
+   * again in the background, from the entries already in its list on; returns how many. Called
+   * by the serving process's housekeeping (at start, then periodically).
+   */
+  async resumeLapsedImports(): Promise<number> {
+    let resumed = 0;
+    for (;;) {
+      const taken = await this.deps.listFiles.takeLapsedImport(this.now(), this.leaseUntil());
+      if (!taken) return resumed;
+      resumed += 1;
+      this.deps.log?.warn({ listId: taken.listId, entries: taken.entries }, 'resuming a list import whose process stopped');
+      const stored = JSON.parse(taken.layoutJson) as StoredLayout;
+      void this.importStored(taken.listId, stored.layout, taken.sizeBytes, taken.entries);
+    }
+  }
+
+  /** Imports a list from its stored file (the entries before position `skip` are in it already), then records the file's layout; a failure fails the list. */
+  private async importStored(listId: string, layout: TableLayout, sizeBytes: number, skip: number): Promise<void> {
+    try {
+      const table = await openTable({ stream: this.deps.listFiles.readFile(listId) }, { layout });
+      const done = await this.importRows(listId, layout, table.rows, skip);
+      await this.deps.listFiles.describeFile(listId, { sizeBytes, layoutJson: JSON.stringify({ layout, width: done.width } satisfies StoredLayout), columnChoices: null });
+    } catch (err) {
+      if (err instanceof ImportTakenOver) {
+        // A stall long enough for the lease to lapse: the run that took over finishes the list.
+        this.deps.log?.warn({ listId }, 'a list import was taken over by another run; this one stops');
+        return;
+      }
+      await this.fail(listId, err, async () => undefined).catch((failed: unknown) => this.deps.log?.warn({ listId, err: failed }, 'could not mark a list import failed'));
+    }
   }
 
   private leaseUntil(): Date {
@@ -132,8 +161,12 @@ export class ListUploads {
     return this.deps.listFiles.deleteList(accountId, listId);
   }
 
-  /** Appends the rows' entries chunk by chunk, records the bad rows, and finishes the list: ready, or failed when no address was found. */
-  private async importRows(listId: string, layout: TableLayout, rows: AsyncIterable<TableRow>): Promise<{ list: ListRecord; width: number }> {
+  /**
+   * Appends the rows' entries chunk by chunk, records the bad rows, and finishes the list: ready,
+   * or failed when no address was found. The first `skip` entries are in the list already (a run
+   * taken over): counted, not appended again; every chunk must land where this run expects it.
+   */
+  private async importRows(listId: string, layout: TableLayout, rows: AsyncIterable<TableRow>, skip = 0): Promise<{ list: ListRecord; width: number }> {
     const { lists, listFiles } = this.deps;
     const classifier = new AddressRows(layout.emailColumn);
     let width = Math.max(layout.header?.length ?? 0, layout.emailColumn + 1);
@@ -157,16 +190,22 @@ export class ListUploads {
     let chunk: string[] = [];
     let count = 0;
     const max = this.deps.maxEntries ?? Number.POSITIVE_INFINITY;
+    const append = async () => {
+      await lists.appendListEntries(listId, chunk, this.leaseUntil(), count - chunk.length);
+      chunk = [];
+    };
     for await (const entry of entries) {
-      chunk.push(entry);
       count += 1;
       if (count > max) throw new TableError('too_many_rows', `the file has more than ${max.toLocaleString('en-US')} addresses, the most a list may have`);
-      if (chunk.length === ENTRY_CHUNK) {
-        await lists.appendListEntries(listId, chunk, this.leaseUntil());
-        chunk = [];
+      if (count <= skip) {
+        // Reading past what is in already takes a while on a large file: the lease is kept meanwhile.
+        if (count % ENTRY_CHUNK === 0) await lists.renewImportLease(listId, this.leaseUntil());
+        continue;
       }
+      chunk.push(entry);
+      if (chunk.length === ENTRY_CHUNK) await append();
     }
-    if (chunk.length > 0) await lists.appendListEntries(listId, chunk, this.leaseUntil());
+    if (chunk.length > 0) await append();
     await flushBad();
     if (count === 0) throw new TableError('empty_file', `no addresses in ${layout.emailColumnLabel}`);
     return { list: await lists.finishListImport(listId, 'ready'), width };

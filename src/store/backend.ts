@@ -124,12 +124,22 @@ export interface BatchesRole {
 export interface ListsRole {
   /** `leaseUntil`: the import's lease (renewed by each append); without it the list is never failed as lapsed. */
   createList(input: { accountId: string; name: string | null; now: Date; leaseUntil?: Date }): Promise<ListRecord>;
-  /** Appends a chunk (and renews the lease to `leaseUntil` when given); throws when the list is no longer importing. */
-  appendListEntries(listId: string, emails: readonly string[], leaseUntil?: Date): Promise<void>;
+  /**
+   * Appends a chunk (and renews the lease to `leaseUntil` when given); throws when the list is no
+   * longer importing. `at`: the position the chunk must start at — when another run has moved the
+   * list on or ended it meanwhile (an import taken over after a stall), it throws `ImportTakenOver`
+   * and appends nothing.
+   */
+  appendListEntries(listId: string, emails: readonly string[], leaseUntil?: Date, at?: number): Promise<void>;
+  /** Ends an import still under way; a list already ended stays as it is (asked to fail: returned as it is; asked to be ready: throws). */
   finishListImport(listId: string, state: 'ready' | 'failed'): Promise<ListRecord>;
   /** Extends the lease of an import still under way (an upload whose owner just picked the column). */
   renewImportLease(listId: string, leaseUntil: Date): Promise<void>;
-  /** Marks `failed` every import whose lease ran out before `now` (its process died); returns how many. */
+  /**
+   * Marks `failed` every import whose lease ran out before `now` (its process died); returns how
+   * many. An import from a stored file that a serving process can still take over
+   * (ListFilesRole.takeLapsedImport) is left to it.
+   */
   failLapsedImports(now: Date): Promise<number>;
   /** Null for an unknown list or one of another account. */
   getList(accountId: string, listId: string): Promise<ListRecord | null>;
@@ -309,6 +319,14 @@ export interface ListFilesRole {
    * import), false when there was none (already chosen).
    */
   takeColumnChoice(accountId: string, listId: string, layoutJson: string): Promise<boolean>;
+  /**
+   * Takes over one import that runs from its stored file (its column was picked) and whose lease
+   * lapsed before `now` (its process died), leased until `leaseUntil`: its bad rows are forgotten
+   * (the new run records them again) and its run is counted. Null when there is none, or when it
+   * has run `MAX_IMPORT_ATTEMPTS` times (src/store/roles/list-files.ts): `failLapsedImports`
+   * fails it then. `entries` are already in the list, in file order: the new run skips them.
+   */
+  takeLapsedImport(now: Date, leaseUntil: Date): Promise<{ listId: string; accountId: string; entries: number; layoutJson: string; sizeBytes: number } | null>;
   /** Counts every bad row; keeps the first `keep` of a list in all. */
   recordBadRows(listId: string, rows: readonly BadRow[], keep: number): Promise<void>;
   recordImportError(listId: string, error: string, line: number | null): Promise<void>;

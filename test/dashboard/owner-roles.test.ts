@@ -12,6 +12,7 @@ import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
 import { generateApiKey, hashApiKey } from '../../src/service/keys.js';
 import { freshDatabase } from '../scale/fresh-database.js';
+import { MAX_IMPORT_ATTEMPTS } from '../../src/store/roles/list-files.js';
 
 const T0 = new Date('2031-03-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -182,6 +183,38 @@ function suite(name: string, open: () => Promise<Backend>, skip: string | false 
       assert.equal(await b.lists.getList(accountId, list.id), null);
       assert.equal(await b.listFiles.getFile(accountId, list.id), null);
       assert.equal(await b.listFiles.deleteList(accountId, list.id), false);
+    });
+
+    test('an import from a stored file whose node died is taken over by one caller, its bad rows forgotten, at most MAX_IMPORT_ATTEMPTS runs; then it fails like any lapsed import', async () => {
+      const list = await b.lists.createList({ accountId, name: 'resume.csv', now: at(200), leaseUntil: at(1_000) });
+      await b.listFiles.attachFile({ listId: list.id, accountId, fileName: 'resume.csv', uploadedBy: 'ann@example.com', now: at(200) });
+      await b.listFiles.describeFile(list.id, { sizeBytes: 99, layoutJson: '{"layout":{}}', columnChoices: [{ index: 0, label: 'a', samples: [] }, { index: 1, label: 'b', samples: [] }] });
+      // Waiting for its column: nothing to run yet, and it lapses like any import.
+      assert.equal(await b.listFiles.takeLapsedImport(at(2_000), at(3_000)), null);
+      assert.equal(await b.listFiles.takeColumnChoice(accountId, list.id, '{"layout":{"emailColumn":1},"width":0}'), true);
+      await b.lists.appendListEntries(list.id, ['a@x.test', 'b@x.test'], at(5_000), 0);
+      await b.listFiles.recordBadRows(list.id, [{ line: 4, value: 'nope', problem: 'no @' }], 1_000);
+      // Its node died: the lease lapses. Housekeeping elsewhere leaves it to a serving node.
+      assert.equal(await b.lists.failLapsedImports(at(6_000)), 0);
+      assert.equal((await b.lists.getList(accountId, list.id))?.state, 'importing');
+
+      const [first, second] = await Promise.all([b.listFiles.takeLapsedImport(at(6_000), at(60_000)), b.listFiles.takeLapsedImport(at(6_000), at(60_000))]);
+      const taken = first ?? second;
+      assert.ok((first === null) !== (second === null), 'one caller takes it over');
+      assert.deepEqual(taken, { listId: list.id, accountId, entries: 2, layoutJson: '{"layout":{"emailColumn":1},"width":0}', sizeBytes: 99 });
+      assert.equal((await b.listFiles.getFile(accountId, list.id))?.badRows, 0, 'the new run records the bad rows again');
+      assert.deepEqual(await b.listFiles.badRows(list.id, 10), []);
+      // A chunk of the stalled first run, expected at position 0, lands nowhere; the new run's does.
+      await assert.rejects(b.lists.appendListEntries(list.id, ['a@x.test'], at(70_000), 0), (err: Error) => err.name === 'ImportTakenOver');
+      await b.lists.appendListEntries(list.id, ['c@x.test'], at(70_000), 2);
+      assert.equal((await b.lists.getList(accountId, list.id))?.entries, 3);
+
+      // Two more deaths: the third run is the last.
+      assert.ok(await b.listFiles.takeLapsedImport(at(80_000), at(90_000)));
+      assert.equal(await b.listFiles.takeLapsedImport(at(100_000), at(110_000)), null, `${MAX_IMPORT_ATTEMPTS} runs, no more`);
+      assert.equal(await b.lists.failLapsedImports(at(100_000)), 1);
+      assert.equal((await b.lists.getList(accountId, list.id))?.state, 'failed');
+      assert.match((await b.listFiles.getFile(accountId, list.id))?.error ?? '', /import the file again/);
     });
 
     test('account views read only the account’s own ledger, usage and requests', async () => {

@@ -5,6 +5,8 @@
  * holds one long transaction. Each chunk renews the import's lease: an import whose process died
  * (kill -9, a crash) stops renewing it, and `failLapsedImports` marks it failed at the next
  * start, purge or listing; the retention purge then deletes its entries in small transactions.
+ * An uploaded file whose import runs from its stored copy is not failed but taken over and run
+ * again by a serving process (list-files.ts `takeLapsedImport`), a few times at most.
  */
 import { randomUUID } from 'node:crypto';
 import type { ListsRole } from '../backend.js';
@@ -13,6 +15,7 @@ import type { ListRow } from '../rows.js';
 import type { Db } from '../sql.js';
 import type { ListRecord } from '../store.js';
 import type { BulkWrites } from './dialect-parts.js';
+import { RESUMABLE_IMPORT } from './list-files.js';
 
 /** Entries appended per transaction by `importList`. */
 const IMPORT_CHUNK = 5_000;
@@ -22,19 +25,22 @@ const LAPSED = 'the import stopped before its end (its process ended); import th
 
 export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
   const finish = async (listId: string, state: 'ready' | 'failed'): Promise<ListRecord> => {
-    // Only an import still under way becomes ready (one whose lease lapsed was marked failed meanwhile).
-    const row = await db.get<ListRow>(`UPDATE lists SET state = ?, lease_expires_at = NULL WHERE id = ?${state === 'ready' ? " AND state = 'importing'" : ''} RETURNING *`, [
-      state,
-      listId,
-    ]);
-    if (!row) throw new Error(`list ${listId} does not exist or is no longer importing`);
-    return toList(row);
+    // Only an import still under way ends here: one whose lease lapsed was marked failed meanwhile,
+    // and one another run finished stays as it ended (failing it again changes nothing).
+    const row = await db.get<ListRow>("UPDATE lists SET state = ?, lease_expires_at = NULL WHERE id = ? AND state = 'importing' RETURNING *", [state, listId]);
+    if (row) return toList(row);
+    const ended = state === 'failed' ? await db.get<ListRow>('SELECT * FROM lists WHERE id = ?', [listId]) : undefined;
+    if (!ended) throw new Error(`list ${listId} does not exist or is no longer importing`);
+    return toList(ended);
   };
-  const append = (listId: string, emails: readonly string[], leaseUntil?: Date): Promise<void> =>
+  const append = (listId: string, emails: readonly string[], leaseUntil?: Date, at?: number): Promise<void> =>
     db.write(async (tx) => {
       // Positions continue from the list row's count, locked (PostgreSQL) while this chunk goes in.
       const row = await tx.get<{ entries: number; state: string }>(`SELECT entries, state FROM lists WHERE id = ?${tx.dialect.forUpdate()}`, [listId]);
       if (!row) throw new Error(`list ${listId} does not exist`);
+      // A run that knows where its chunk goes and finds the list elsewhere, or no longer importing,
+      // was taken over after a stall (the run that took over may have finished it already).
+      if (at !== undefined && (row.state !== 'importing' || Number(row.entries) !== at)) throw new ImportTakenOver(listId);
       // A lapsed import was marked failed meanwhile: its late entries are not added to it.
       if (row.state !== 'importing') throw new Error(`list ${listId} is ${row.state}, not importing (its lease lapsed)`);
       await bulk.insertListEntries(tx, listId, row.entries, emails);
@@ -81,7 +87,8 @@ export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
     failLapsedImports: (now) =>
       db.write(async (tx) => {
         const lapsed = await tx.all<{ id: string }>(
-          "UPDATE lists SET state = 'failed', lease_expires_at = NULL WHERE state = 'importing' AND lease_expires_at < ? RETURNING id",
+          `UPDATE lists SET state = 'failed', lease_expires_at = NULL WHERE state = 'importing' AND lease_expires_at < ?
+             AND NOT EXISTS (SELECT 1 FROM list_files f WHERE f.list_id = lists.id AND ${RESUMABLE_IMPORT}) RETURNING id`,
           [now],
         );
         for (const { id } of lapsed) await tx.run('UPDATE list_files SET error = ? WHERE list_id = ? AND error IS NULL', [LAPSED, id]);
@@ -114,6 +121,14 @@ export class ListTooLarge extends Error {
   constructor(readonly maxEntries: number) {
     super(`the list has more than ${maxEntries.toLocaleString('en-US')} entries, the most a list may have (PRESEND_LIST_MAX_ENTRIES)`);
     this.name = 'ListTooLarge';
+  }
+}
+
+/** Another run of the import moved the list on (it was taken over after a stall): this run stops, and leaves the list to it. */
+export class ImportTakenOver extends Error {
+  constructor(readonly listId: string) {
+    super(`the import of list ${listId} was taken over by another run`);
+    this.name = 'ImportTakenOver';
   }
 }
 

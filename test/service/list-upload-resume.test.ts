@@ -1,0 +1,124 @@
+/**
+ * An uploaded file whose import runs from its stored copy (its owner picked the address column)
+ * survives the death of the node running it: the lease lapses, another node takes the import
+ * over and finishes it from the entries already in the list, every address once, in file order,
+ * bad rows counted once; the first node, should it wake up, stops at its next chunk instead of
+ * writing it twice. Its death is a node frozen in the middle of the import: its next append never
+ * returns (then, at the end, it does). On a SQLite file and on PostgreSQL.
+ */
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { openBackend } from '../../src/store/open-backend.js';
+import type { Backend, ListsRole } from '../../src/store/backend.js';
+import { ListUploads } from '../../src/service/list-uploads.js';
+import { freshDatabase } from '../scale/fresh-database.js';
+
+/** More than two of the import's 5,000-entry chunks. */
+const ROWS = 12_500;
+/** Rows whose home address is not an address (bad rows): before and after the node's death. */
+const BAD = new Set([10, 4_000, 9_000, 12_000]);
+const LEASE_MS = 300;
+
+/** Two columns that both hold addresses: the upload waits for its owner to pick one. */
+function twoAddressColumns(): { csv: string; home: string[]; badLines: number[] } {
+  const lines = ['work email,home email'];
+  const home: string[] = [];
+  const badLines: number[] = [];
+  for (let i = 0; i < ROWS; i++) {
+    const address = BAD.has(i) ? `not an address ${i}` : `person${i}@home${i % 40}.example`;
+    // An invalid address is still an entry (a batch makes it a `rejected` item), and a bad row.
+    if (BAD.has(i)) badLines.push(i + 2);
+    home.push(address);
+    lines.push(`person${i}@work.example,${address}`);
+  }
+  return { csv: `${lines.join('\n')}\n`, home, badLines };
+}
+
+async function until<T>(what: string, check: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await check();
+    if (found !== null) return found;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>): void {
+  test('another node finishes the import from the stored file: every address once, in order, bad rows once; the frozen node stops', async () => {
+    const { backend, drop } = await open();
+    let wake!: () => void;
+    const frozen = new Promise<void>((resolve) => (wake = resolve));
+    try {
+      const account = await backend.accounts.createAccount({ name: `resume-${process.pid}-${Date.now()}`, credits: 0, now: new Date() });
+      assert.ok(account);
+      const file = twoAddressColumns();
+
+      // The first node: its second chunk of entries never reaches the store until the end of the test.
+      let appends = 0;
+      const firstNodeLists: ListsRole = {
+        ...backend.lists,
+        appendListEntries: async (...args) => {
+          if (++appends === 2) await frozen;
+          return backend.lists.appendListEntries(...args);
+        },
+      };
+      const firstNode = new ListUploads({ lists: firstNodeLists, listFiles: backend.listFiles, leaseMs: LEASE_MS });
+      const uploaded = await firstNode.upload({ accountId: account.id, uploadedBy: 'ann@example.com', fileName: 'two.csv', name: null, stream: Readable.from([Buffer.from(file.csv)]) });
+      assert.equal(uploaded.kind, 'needs_column');
+      const listId = uploaded.list.id;
+      const choices = (await backend.listFiles.getFile(account.id, listId))?.columnChoices ?? [];
+      const home = choices.find((c) => c.label === 'home email');
+      assert.ok(home, JSON.stringify(choices));
+      assert.equal(await firstNode.chooseColumn(account.id, listId, home.index), true);
+      await until('the first chunk to be in', async () => ((await backend.lists.getList(account.id, listId))?.entries === 5_000 ? true : null));
+
+      // The lease lapses. Housekeeping that fails lapsed imports leaves this one to a serving node.
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 2));
+      assert.equal(await backend.lists.failLapsedImports(new Date()), 0);
+      const secondNode = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, leaseMs: 60_000 });
+      assert.equal(await secondNode.resumeLapsedImports(), 1);
+      assert.equal(await secondNode.resumeLapsedImports(), 0, 'taken over once');
+      const ready = await until('the list to be ready', async () => {
+        const list = await backend.lists.getList(account.id, listId);
+        return list?.state === 'ready' ? list : null;
+      });
+      assert.equal(ready.entries, file.home.length);
+      const entries = (await backend.lists.readListSlice(listId, 0, ROWS)).map((e) => e.email);
+      assert.deepEqual(entries, file.home, 'every address once, in file order');
+      const stored = await backend.listFiles.getFile(account.id, listId);
+      assert.equal(stored?.badRows, file.badLines.length, 'bad rows counted once');
+      assert.deepEqual((await backend.listFiles.badRows(listId, 100)).map((r) => r.line), file.badLines);
+      assert.equal(stored?.error, null);
+
+      // The first node wakes up: its chunk is refused (the list moved on), and the list stays as it is.
+      wake();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await backend.lists.getList(account.id, listId);
+      assert.deepEqual([after?.state, after?.entries], ['ready', file.home.length]);
+      assert.equal((await backend.listFiles.getFile(account.id, listId))?.error, null);
+    } finally {
+      wake();
+      await backend.close();
+      await drop();
+    }
+  });
+}
+
+describe('an uploaded list whose import node dies (SQLite)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presend-upload-resume-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  cases(async () => ({ backend: await openBackend(`sqlite:${join(dir, 'store.db')}`), drop: async () => undefined }));
+});
+
+const fresh = await freshDatabase();
+describe('an uploaded list whose import node dies (PostgreSQL)', { skip: fresh.kind === 'skip' ? fresh.reason : false }, () => {
+  cases(async () => {
+    if (fresh.kind !== 'ready') throw new Error('PostgreSQL not reachable');
+    return { backend: await openBackend(fresh.db.url), drop: () => fresh.db.drop() };
+  });
+});

@@ -130,4 +130,3 @@ export interface LedgerEntry {
   verificationId: string | null;
   createdAt: string;
 }
-

@@ -16,6 +16,8 @@ import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend, ListsRole } from '../../src/store/backend.js';
 import { ListUploads } from '../../src/service/list-uploads.js';
 import { freshDatabase } from '../scale/fresh-database.js';
+import { startHarness } from '../api/harness.js';
+import type { Harness } from '../api/harness.js';
 
 /** More than two of the import's 5,000-entry chunks. */
 const ROWS = 12_500;
@@ -38,6 +40,18 @@ function twoAddressColumns(): { csv: string; home: string[]; badLines: number[] 
   return { csv: `${lines.join('\n')}\n`, home, badLines };
 }
 
+/** The lists role of a node that freezes: its second chunk of entries reaches the store only once `frozen` resolves. */
+function freezingAtSecondChunk(lists: ListsRole, frozen: Promise<void>): ListsRole {
+  let appends = 0;
+  return {
+    ...lists,
+    appendListEntries: async (...args) => {
+      if (++appends === 2) await frozen;
+      return lists.appendListEntries(...args);
+    },
+  };
+}
+
 async function until<T>(what: string, check: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -58,16 +72,7 @@ function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>)
       assert.ok(account);
       const file = twoAddressColumns();
 
-      // The first node: its second chunk of entries never reaches the store until the end of the test.
-      let appends = 0;
-      const firstNodeLists: ListsRole = {
-        ...backend.lists,
-        appendListEntries: async (...args) => {
-          if (++appends === 2) await frozen;
-          return backend.lists.appendListEntries(...args);
-        },
-      };
-      const firstNode = new ListUploads({ lists: firstNodeLists, listFiles: backend.listFiles, leaseMs: LEASE_MS });
+      const firstNode = new ListUploads({ lists: freezingAtSecondChunk(backend.lists, frozen), listFiles: backend.listFiles, leaseMs: LEASE_MS });
       const uploaded = await firstNode.upload({ accountId: account.id, uploadedBy: 'ann@example.com', fileName: 'two.csv', name: null, stream: Readable.from([Buffer.from(file.csv)]) });
       assert.equal(uploaded.kind, 'needs_column');
       const listId = uploaded.list.id;
@@ -113,6 +118,40 @@ describe('an uploaded list whose import node dies (SQLite)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'presend-upload-resume-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   cases(async () => ({ backend: await openBackend(`sqlite:${join(dir, 'store.db')}`), drop: async () => undefined }));
+
+  test('a serving process that starts takes such an import over by itself', async () => {
+    const url = `sqlite:${join(dir, 'serve.db')}`;
+    const backend = await openBackend(url);
+    let wake!: () => void;
+    const frozen = new Promise<void>((resolve) => (wake = resolve));
+    let h: Harness | null = null;
+    try {
+      const account = await backend.accounts.createAccount({ name: 'served', credits: 0, now: new Date() });
+      assert.ok(account);
+      const file = twoAddressColumns();
+      const firstNode = new ListUploads({ lists: freezingAtSecondChunk(backend.lists, frozen), listFiles: backend.listFiles, leaseMs: LEASE_MS });
+      const uploaded = await firstNode.upload({ accountId: account.id, uploadedBy: 'ann@example.com', fileName: 'two.csv', name: null, stream: Readable.from([Buffer.from(file.csv)]) });
+      const listId = uploaded.list.id;
+      const home = (await backend.listFiles.getFile(account.id, listId))?.columnChoices?.find((c) => c.label === 'home email');
+      assert.ok(home);
+      assert.equal(await firstNode.chooseColumn(account.id, listId, home.index), true);
+      await until('the first chunk to be in', async () => ((await backend.lists.getList(account.id, listId))?.entries === 5_000 ? true : null));
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 2));
+
+      // `presend serve` starting on the same store: its start-up housekeeping finds the import.
+      h = await startHarness({ env: { PRESEND_DATABASE_URL: url } });
+      const ready = await until('the list to be ready', async () => {
+        const list = await backend.lists.getList(account.id, listId);
+        return list?.state === 'ready' ? list : null;
+      });
+      assert.equal(ready.entries, file.home.length);
+      assert.deepEqual((await backend.lists.readListSlice(listId, 0, ROWS)).map((e) => e.email), file.home);
+    } finally {
+      wake();
+      await h?.close();
+      await backend.close();
+    }
+  });
 });
 
 const fresh = await freshDatabase();

@@ -18,10 +18,13 @@ const SIZE = 100_000;
  * 19 s for 1,000,000; 720–955 ms for this list); after it the longest block measured 110–170 ms
  * (a worker's claim or results on a loaded machine), whatever the list's length — and once 282 ms
  * on PostgreSQL with two test files and the database sharing 2 cores (the watcher counts the CPU
- * of every thread of the process, a parallel garbage collection's too). The bound sits between
- * the two: it fails the old copy, not a loaded machine.
+ * of every thread of the process, a parallel garbage collection's too). On 2026-11-25 the
+ * machine was slower (the API benchmark's bare route ran at 40–60 % of its speed the day
+ * before) and this file ran alone: 106 ms on SQLite; 206, 348 and once 461 ms on PostgreSQL,
+ * with major collections of a 400 MB heap taking up to 180 ms (--trace-gc). The bound sits
+ * between the two: it fails the old copy, not a slow machine.
  */
-const MAX_BLOCKED_MS = 400;
+const MAX_BLOCKED_MS = 600;
 
 /**
  * The longest time the event loop was held between two ticks of a 5 ms timer: the gap between

@@ -17,6 +17,15 @@ export class StoreFailure extends Error {
   }
 }
 
+/** A synchronous database call (better-sqlite3): what it throws comes out as a StoreFailure. */
+export function storeCall<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (err) {
+    throw storeFailure(err);
+  }
+}
+
 /** `err` as a StoreFailure (already one: as it is). */
 export function storeFailure(err: unknown): StoreFailure {
   return err instanceof StoreFailure ? err : new StoreFailure(err);

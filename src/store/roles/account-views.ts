@@ -1,7 +1,7 @@
 /**
  * Role: what the dashboard's pages read about one account — its requests, the verdicts of a
- * request, its credit ledger and usage over time. Reads
- * only; every query is bounded by the account, so an owner never reads another account's rows.
+ * request, its credit ledger and usage over time. Reads only; every query is bounded by the
+ * account, so an owner never reads another account's rows.
  */
 import type { AccountViewsRole } from '../backend.js';
 import type { LedgerEntry, LedgerKind, RequestSummary, VerdictCount } from '../owner-records.js';

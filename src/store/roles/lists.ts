@@ -100,7 +100,6 @@ export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
       return row ? toList(row) : null;
     },
 
-
     // A list's positions are 0 … entries − 1 (each append continues from the count), so a slice is
     // the closed range [from, from + limit): an index range scan whatever the table's statistics.
     // Open-ended (`position >= from … LIMIT`), PostgreSQL planned it without statistics as a

@@ -21,7 +21,7 @@ import { dirname } from 'node:path';
 import { listMigrations } from '../migrations.js';
 import { ListParam, Rollback } from '../sql.js';
 import type { Db, Dialect, Param, Tx } from '../sql.js';
-import { storeFailure } from '../store-failure.js';
+import { storeCall, storeFailure } from '../store-failure.js';
 
 export type SqliteDb = Database.Database;
 
@@ -92,27 +92,9 @@ export class SqliteDatabase implements Db {
     // Every error better-sqlite3 raises (SQLITE_FULL, SQLITE_IOERR, a table that is gone) is the database's: a StoreFailure.
     this.inside = {
       dialect: sqliteDialect,
-      all: <R>(sql: string, params: readonly Param[] = []) => {
-        try {
-          return this.stmt(sql).all(bind(params)) as R[];
-        } catch (err) {
-          throw storeFailure(err);
-        }
-      },
-      get: <R>(sql: string, params: readonly Param[] = []) => {
-        try {
-          return this.stmt(sql).get(bind(params)) as R | undefined;
-        } catch (err) {
-          throw storeFailure(err);
-        }
-      },
-      run: (sql: string, params: readonly Param[] = []) => {
-        try {
-          return this.stmt(sql).run(bind(params)).changes;
-        } catch (err) {
-          throw storeFailure(err);
-        }
-      },
+      all: <R>(sql: string, params: readonly Param[] = []) => storeCall(() => this.stmt(sql).all(bind(params)) as R[]),
+      get: <R>(sql: string, params: readonly Param[] = []) => storeCall(() => this.stmt(sql).get(bind(params)) as R | undefined),
+      run: (sql: string, params: readonly Param[] = []) => storeCall(() => this.stmt(sql).run(bind(params)).changes),
     };
   }
 

@@ -9,7 +9,7 @@
 import type Database from 'better-sqlite3';
 import type { AccountsRole, KeyManagementRole } from '../backend.js';
 import type { AuthenticatedKey } from '../store.js';
-import { storeFailure } from '../store-failure.js';
+import { storeCall } from '../store-failure.js';
 
 const MAX_ENTRIES = 10_000;
 
@@ -25,12 +25,7 @@ export class KeyCache {
   }
 
   async get(hash: string, lookup: (hash: string) => Promise<AuthenticatedKey | null>): Promise<AuthenticatedKey | null> {
-    let now: number;
-    try {
-      now = this.version.get() as number;
-    } catch (err) {
-      throw storeFailure(err); // the database's, like any statement of the query interface
-    }
+    const now = storeCall(() => this.version.get() as number);
     if (now !== this.dataVersion) {
       this.dataVersion = now;
       this.keys.clear();

@@ -68,6 +68,8 @@ export interface VerificationRow {
   billing: string;
   result_json: string | null;
   created_at: string;
+  /** Its caller was answered 202 (boolean on PostgreSQL, 0/1 on SQLite). */
+  resumable?: boolean | number;
 }
 
 export const toVerificationRecord = (r: VerificationRow): VerificationRecord => ({

@@ -24,8 +24,8 @@ export interface Receiver {
   url: string;
   received: Received[];
   connections: number;
-  /** The status of the next answers (default 200); a function decides per request. */
-  answer: number | ((r: Received) => number);
+  /** The status of the next answers (default 200); a function decides per request, with headers if it likes. */
+  answer: number | ((r: Received) => number | { status: number; headers: Record<string, string> });
   /** While set, requests are held unanswered until it resolves. */
   hold: Promise<void> | null;
   /** Which of `secrets` verify the request (each with its own `Webhook`, as a receiver holding it would). */
@@ -94,8 +94,10 @@ export async function startReceiver(): Promise<Receiver> {
       r.received.push(got);
       for (const w of [...waiters]) w();
       const reply = (): void => {
-        const status = typeof r.answer === 'function' ? r.answer(got) : r.answer;
-        if (!response.destroyed) response.writeHead(status, status >= 300 && status < 400 ? { location: `${r.url}/redirected` } : {}).end();
+        const given = typeof r.answer === 'function' ? r.answer(got) : r.answer;
+        const { status, headers } = typeof given === 'number' ? { status: given, headers: {} } : given;
+        const location = status >= 300 && status < 400 ? { location: `${r.url}/redirected` } : {};
+        if (!response.destroyed) response.writeHead(status, { ...location, ...headers }).end();
       };
       if (r.hold) void r.hold.then(reply);
       else reply();

@@ -133,6 +133,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     uploads,
     now,
     maxUploadBytes: config.dashboardMaxUploadBytes,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
   });
 
   let worker: BatchRunner | null = null;

@@ -35,8 +35,11 @@ export interface WebhookSenderOptions {
 }
 
 const DEFAULT_BATCH = 20;
-/** Beyond the attempt's deadline, so a live sender's lease never lapses under it. */
-const LEASE_MARGIN_MS = 10_000;
+/**
+ * A delivery's lease, in attempt deadlines: twice the longest an attempt can take, so a live
+ * sender's lease never lapses under it, while a dead sender's delivery is taken over soon after.
+ */
+const LEASE_IN_DEADLINES = 2;
 
 export class WebhookSender {
   readonly owner = `webhooks#${randomUUID()}`;
@@ -79,7 +82,7 @@ export class WebhookSender {
     const claimed = await this.o.webhooks.claimDue({
       owner: this.owner,
       now,
-      leaseUntil: new Date(now.getTime() + this.o.timeoutMs + LEASE_MARGIN_MS),
+      leaseUntil: new Date(now.getTime() + LEASE_IN_DEADLINES * this.o.timeoutMs),
       limit: this.o.batchSize ?? DEFAULT_BATCH,
     });
     await Promise.all(claimed.map((d) => this.attempt(d)));

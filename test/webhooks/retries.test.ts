@@ -131,3 +131,23 @@ test('after the tenth failed attempt the delivery ends failed and is not tried a
   receiver.answer = 200;
   await s.done();
 });
+
+test('an endpoint that does not answer within the deadline is a failed attempt, retried on the schedule', async () => {
+  const t0 = new Date('2026-01-05T00:00:00Z');
+  const s = await setUp('/slow', t0);
+  let release = (): void => undefined;
+  receiver.hold = new Promise<void>((resolve) => (release = resolve));
+  const impatient = new WebhookSender({ webhooks: backend.webhooks, allowPrivate: 'loopback', timeoutMs: 300, pollMs: 1_000, log: silentLogger, now: () => t0, random: () => 0.5 });
+  try {
+    assert.equal(await impatient.sendDue(), 1);
+  } finally {
+    receiver.hold = null;
+    release();
+  }
+  const d = await s.state();
+  assert.equal(d?.state, 'pending');
+  assert.equal(d?.lastStatus, null);
+  assert.equal(d?.lastError, 'no answer within 300 ms');
+  assert.equal(d?.nextAttemptAt, new Date(t0.getTime() + 5_000).toISOString());
+  await s.done();
+});

@@ -11,6 +11,9 @@ import { freshDatabase } from '../scale/fresh-database.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
 import { defaultConfig } from '../../src/config.js';
+import { createSandboxEngine } from '../../src/core/index.js';
+import { idempotencyClaim } from '../../src/service/idempotency.js';
+import { toStoredResult } from '../../src/store/store.js';
 
 describeOnEveryBackend('the webhooks role', (kind) => {
   let backend: Backend;
@@ -102,6 +105,42 @@ describeOnEveryBackend('the webhooks role', (kind) => {
     assert.equal(await backend.webhooks.deleteEndpoint(other.accountId, mine.endpointId), false);
     assert.equal(await backend.webhooks.deleteEndpoint(mine.accountId, mine.endpointId), true);
     assert.deepEqual(await backend.webhooks.listEndpoints(mine.accountId), []);
+  });
+
+  test('a check that completes before its caller is told 202 is announced when the 202 is decided; one that is never told 202 is not', async () => {
+    const t = new Date('2026-02-06T00:00:00Z');
+    const account = await backend.accounts.createAccount({ name: `store-${++n}`, credits: 0, now: t });
+    assert.ok(account);
+    const e = await backend.webhooks.createEndpoint({ accountId: account.id, url: 'https://hooks.example.com/x', events: ['verification.completed'], description: null, secret: 'whsec_AAAA', now: t });
+    const result = toStoredResult(await createSandboxEngine().verify('deliverable@example.com'));
+    const check = async (idem: string) => {
+      const started = await backend.verifications.start({
+        accountId: account.id,
+        keyId: 'k',
+        email: 'deliverable@example.com',
+        billable: false,
+        idempotency: idempotencyClaim('POST /v1/verify', 'test', idem, { email: 'deliverable@example.com' }, t),
+        now: t,
+        leaseExpiresAt: new Date(t.getTime() + 60_000),
+      });
+      assert.equal(started.kind, 'created');
+      return started.kind === 'created' ? started.verification.id : '';
+    };
+    // Completed first, then its caller's wait ended: the 202 is announced by markResumable.
+    const raced = await check('raced');
+    await backend.verifications.complete({ verificationId: raced, result, now: t });
+    assert.deepEqual(await backend.webhooks.deliveries(account.id, e.id, 10), [], 'a check answered 200 is not announced');
+    await backend.verifications.markResumable(raced);
+    await backend.verifications.markResumable(raced);
+    const announced = await backend.webhooks.deliveries(account.id, e.id, 10);
+    assert.equal(announced.length, 1, 'announced once');
+    assert.equal(announced[0]?.eventType, 'verification.completed');
+    // The usual order: told 202, then completed.
+    const usual = await check('usual');
+    await backend.verifications.markResumable(usual);
+    assert.equal((await backend.webhooks.deliveries(account.id, e.id, 10)).length, 1);
+    await backend.verifications.complete({ verificationId: usual, result, now: t });
+    assert.equal((await backend.webhooks.deliveries(account.id, e.id, 10)).length, 2);
   });
 
   test('retention deletes events whose deliveries ended, and keeps those still under way', async () => {

@@ -94,8 +94,12 @@ export interface VerificationsRole {
   findReplay(input: { accountId: string; idempotency: IdempotencyClaim; now: Date }): Promise<Extract<StartVerificationOutcome, { kind: 'replay' | 'idempotency_mismatch' }> | null>;
   /** Checks still running since before `olderThan` (their process died long ago): fail and release. */
   failStale(olderThan: Date, now: Date): Promise<number>;
-  /** A caller was told the check goes on (202): resumed, not failed, if its process dies. */
-  markResumable(verificationId: string): Promise<void>;
+  /**
+   * A caller was told the check goes on (202): resumed, not failed, if its process dies.
+   * `answeredAs`: the 202's requestId (the first one kept), repeated by its `verification.completed`
+   * event — written now if the check completed before this call (docs/webhooks.md).
+   */
+  markResumable(verificationId: string, answeredAs?: string): Promise<void>;
   /** Extends the leases of checks this process is still running. */
   renewLeases(verificationIds: readonly string[], until: Date): Promise<void>;
   /**

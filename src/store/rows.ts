@@ -70,6 +70,8 @@ export interface VerificationRow {
   created_at: string;
   /** Its caller was answered 202 (boolean on PostgreSQL, 0/1 on SQLite). */
   resumable?: boolean | number;
+  /** The requestId of the first 202 its caller got. */
+  answered_request_id?: string | null;
 }
 
 export const toVerificationRecord = (r: VerificationRow): VerificationRecord => ({

@@ -100,15 +100,17 @@ export function batchEventPayload(input: {
 
 /**
  * The payload of `verification.completed` for a check answered 202: keyed by the `engineJobId`
- * the 202 carried, with the final result in the shape a 200 of `POST /v1/verify` has.
+ * and `requestId` the 202 carried (the first 202's, when it was replayed), with the final result
+ * in the shape a 200 of `POST /v1/verify` has.
  */
-export function verificationEventPayload(input: { engineJobId: string; email: string; sandbox: boolean; result: StoredResult; at: Date }): string {
+export function verificationEventPayload(input: { engineJobId: string; requestId: string | null; email: string; sandbox: boolean; result: StoredResult; at: Date }): string {
   const r = input.result;
   return JSON.stringify({
     type: 'verification.completed',
     timestamp: input.at.toISOString(),
     data: {
       engineJobId: input.engineJobId,
+      requestId: input.requestId,
       email: input.email,
       sandbox: input.sandbox,
       status: 'completed',

@@ -53,7 +53,7 @@ describeOnEveryBackend('signed webhooks', (backend) => {
     assert.equal((await h.call('GET', data.links.request, { key: acct.test })).body.request.state, 'completed');
   });
 
-  test('a check answered 202 is announced by verification.completed with its final envelope, keyed by the engineJobId of the 202', async () => {
+  test('a check answered 202 is announced by verification.completed with its final envelope, keyed by the engineJobId and requestId of the 202', async () => {
     const acct = await h.newAccount(0);
     const { secret } = await endpointFor(acct.accountId, '/checks', ['verification.completed']);
     const idem = newIdem();
@@ -63,7 +63,8 @@ describeOnEveryBackend('signed webhooks', (backend) => {
     const got = await receiver.waitFor((r) => r.payload.data.engineJobId === jobId);
     assert.deepEqual(receiver.verifiedBy(got, [secret]), [secret]);
     assert.equal(got.payload.type, 'verification.completed');
-    const data = got.payload.data as { email: string; status: string; presend: { status: string; verdict: string | null } };
+    const data = got.payload.data as { requestId: string; email: string; status: string; presend: { status: string; verdict: string | null } };
+    assert.equal(data.requestId, answered.body.requestId, 'the requestId the 202 carried');
     assert.equal(data.email, 'slow@example.com');
     assert.equal(data.status, 'completed');
     assert.equal(data.presend.status, 'completed');

@@ -130,11 +130,15 @@ describeOnEveryBackend('the webhooks role', (kind) => {
     const raced = await check('raced');
     await backend.verifications.complete({ verificationId: raced, result, now: t });
     assert.deepEqual(await backend.webhooks.deliveries(account.id, e.id, 10), [], 'a check answered 200 is not announced');
-    await backend.verifications.markResumable(raced);
-    await backend.verifications.markResumable(raced);
+    await backend.verifications.markResumable(raced, 'req-first-202');
+    await backend.verifications.markResumable(raced, 'req-replayed-202');
     const announced = await backend.webhooks.deliveries(account.id, e.id, 10);
     assert.equal(announced.length, 1, 'announced once');
     assert.equal(announced[0]?.eventType, 'verification.completed');
+    // markResumable takes no clock: its event is due at the real time.
+    const soon = new Date(Date.now() + 1_000);
+    const [sent] = (await backend.webhooks.claimDue({ owner: 'o', now: soon, leaseUntil: soon, limit: 100 })).filter((d) => d.endpointId === e.id);
+    assert.deepEqual(JSON.parse(sent?.payload ?? '{}').data.requestId, 'req-first-202');
     // The usual order: told 202, then completed.
     const usual = await check('usual');
     await backend.verifications.markResumable(usual);

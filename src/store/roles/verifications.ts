@@ -104,7 +104,7 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
           row.id,
         ]);
         // A caller told 202 learns the result through `verification.completed`, written with it.
-        if (row.resumable) await announceAnsweredCheck(tx, record, settled.stored, input.now);
+        if (row.resumable) await announceAnsweredCheck(tx, record, row.answered_request_id ?? null, settled.stored, input.now);
         return { ...record, state: 'completed', result: settled.stored };
       }),
 
@@ -140,11 +140,14 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
 
     // A check that completed between the caller's timeout and this write was never announced by
     // `complete` (it was not resumable yet): its caller is told 202 all the same, so it is announced here.
-    markResumable: (id) =>
+    markResumable: (id, answeredAs) =>
       db.write(async (tx) => {
-        if ((await tx.run("UPDATE verifications SET resumable = TRUE WHERE id = ? AND state = 'running'", [id])) > 0) return;
+        const answered = answeredAs ?? null;
+        if ((await tx.run("UPDATE verifications SET resumable = TRUE, answered_request_id = COALESCE(answered_request_id, ?) WHERE id = ? AND state = 'running'", [answered, id])) > 0) return;
         const row = await load(tx, id);
-        if (row?.state === 'completed' && row.result_json) await announceAnsweredCheck(tx, toVerificationRecord(row), JSON.parse(row.result_json) as StoredResult, new Date());
+        if (row?.state === 'completed' && row.result_json) {
+          await announceAnsweredCheck(tx, toVerificationRecord(row), answered, JSON.parse(row.result_json) as StoredResult, new Date());
+        }
       }),
 
     renewLeases: async (ids, until) => {

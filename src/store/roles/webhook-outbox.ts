@@ -51,8 +51,8 @@ export async function insertDelivery(tx: Tx, eventId: string, endpointId: string
   return id;
 }
 
-/** `verification.completed` for a check whose caller was answered 202 (once per check: its id is the subject). */
-export async function announceAnsweredCheck(tx: Tx, check: VerificationRecord, result: StoredResult, now: Date): Promise<void> {
-  const payload = verificationEventPayload({ engineJobId: check.id, email: check.email, sandbox: !check.billable, result, at: now });
+/** `verification.completed` for a check whose caller was answered 202 (`requestId`: that 202's; once per check: its id is the subject). */
+export async function announceAnsweredCheck(tx: Tx, check: VerificationRecord, requestId: string | null, result: StoredResult, now: Date): Promise<void> {
+  const payload = verificationEventPayload({ engineJobId: check.id, requestId, email: check.email, sandbox: !check.billable, result, at: now });
   await enqueueWebhookEvent(tx, { accountId: check.accountId, type: 'verification.completed', subject: check.id, payload, now });
 }

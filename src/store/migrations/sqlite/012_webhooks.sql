@@ -54,3 +54,6 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending';
 CREATE INDEX webhook_deliveries_leased ON webhook_deliveries(lease_expires_at) WHERE state = 'sending';
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, created_at);
+
+-- The requestId of the first 202 a check's caller got, repeated by its `verification.completed` event.
+ALTER TABLE verifications ADD COLUMN answered_request_id TEXT;

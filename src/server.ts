@@ -24,7 +24,6 @@ import { OwnerAuth } from './service/owner-sign-in.js';
 import { KeyUsageRecorder } from './service/key-usage.js';
 import { ListUploads } from './service/list-uploads.js';
 import { WebhookSender } from './service/webhooks/webhook-sender.js';
-import type { WebhookSenderOptions } from './service/webhooks/webhook-sender.js';
 
 export interface ServerOptions {
   config: PresendConfig;
@@ -42,8 +41,6 @@ export interface ServerOptions {
   purgeIntervalMs?: number;
   /** How long shutdown waits for running single checks before aborting them. */
   shutdownGraceMs?: number;
-  /** The webhook sender beyond the config (tests: a pinned jitter, a resolver); false: none in this process. */
-  webhooks?: false | Partial<Omit<WebhookSenderOptions, 'webhooks' | 'log'>>;
   /** How long a client may take to send a whole request (default 60 s). */
   requestTimeoutMs?: number;
   now?: () => Date;
@@ -54,7 +51,7 @@ export interface RunningServer {
   url: string;
   backend: Backend;
   worker: BatchRunner | null;
-  webhooks: WebhookSender | null;
+  webhooks: WebhookSender;
   metrics: Metrics;
   /** First step of shutdown: /readyz and new work answer 503 while the listener stays open (load balancers notice). */
   stopAccepting(): void;
@@ -143,18 +140,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 
   // Every serving node sends webhooks; the store's leases hand each delivery to one of them.
-  const webhooks =
-    options.webhooks === false
-      ? null
-      : new WebhookSender({
-          webhooks: backend.webhooks,
-          allowPrivate: config.allowPrivateWebhooks,
-          timeoutMs: config.webhookTimeoutMs,
-          pollMs: config.webhookPollMs,
-          log: logger.child({ part: 'webhooks' }),
-          now,
-          ...(options.webhooks ?? {}),
-        });
+  const webhooks = new WebhookSender({
+    webhooks: backend.webhooks,
+    allowPrivate: config.allowPrivateWebhooks,
+    timeoutMs: config.webhookTimeoutMs,
+    pollMs: config.webhookPollMs,
+    log: logger.child({ part: 'webhooks' }),
+    now,
+  });
 
   const housekeeping = async () => {
     try {
@@ -181,7 +174,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   worker?.start();
   filler.start();
   verify.start();
-  webhooks?.start();
+  webhooks.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -195,7 +188,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     closing ??= (async () => {
       stopAccepting();
       clearInterval(purgeTimer);
-      await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop(), filler.stop(), webhooks?.stop()]);
+      await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop(), filler.stop(), webhooks.stop()]);
       await keyUsage.close();
       await closeEngines(engines);
       await backend.close();

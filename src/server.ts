@@ -146,6 +146,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     timeoutMs: config.webhookTimeoutMs,
     pollMs: config.webhookPollMs,
     log: logger.child({ part: 'webhooks' }),
+    metrics,
     now,
   });
 

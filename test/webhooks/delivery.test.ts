@@ -51,6 +51,8 @@ describeOnEveryBackend('signed webhooks', (backend) => {
     assert.equal(results.status, 200);
     assert.equal(results.body.results.length, 2);
     assert.equal((await h.call('GET', data.links.request, { key: acct.test })).body.request.state, 'completed');
+    const metrics = await h.call('GET', '/metrics');
+    assert.match(String(metrics.body), /^presend_webhook_attempts_total\{outcome="delivered"\} [1-9]/m);
   });
 
   test('a check answered 202 is announced by verification.completed with its final envelope, keyed by the engineJobId and requestId of the 202', async () => {

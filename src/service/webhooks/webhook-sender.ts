@@ -13,6 +13,7 @@ import type { WebhooksRole } from '../../store/backend.js';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../store/webhook-records.js';
 import type { PrivateMxAllowance } from '../../core/dns/address-safety.js';
 import type { Logger } from '../../logger.js';
+import type { Metrics } from '../metrics.js';
 import { nextAttemptAt, retryAfterMs } from './retry-schedule.js';
 import { postWebhook } from './safe-post.js';
 import type { ResolveHost } from './safe-post.js';
@@ -28,6 +29,7 @@ export interface WebhookSenderOptions {
   /** Deliveries one claim takes, sent at once. */
   batchSize?: number;
   log: Logger;
+  metrics?: Metrics;
   now?: () => Date;
   /** In [0, 1): the retry schedule's jitter (tests pin it). */
   random?: () => number;
@@ -106,6 +108,8 @@ export class WebhookSender {
       const retryAt = nextAttemptAt(attempts, done, this.random, retryAfterMs(answer.retryAfter, done));
       outcome = { kind: 'retry', status: answer.status, error: `answered HTTP ${answer.status}`, retryAt };
     }
+    const refused = answer.kind === 'no_answer' && answer.refused;
+    this.o.metrics?.observeWebhookAttempt(refused ? 'refused' : outcome.kind);
     try {
       const recorded = await this.o.webhooks.recordOutcome({ deliveryId: delivery.id, owner: this.owner, outcome, now: done });
       if (!recorded) this.o.log.info({ deliveryId: delivery.id }, 'a webhook delivery was taken over by another sender before its outcome was written');

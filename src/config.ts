@@ -33,6 +33,16 @@ export interface PresendConfig {
   smtpPort: number;
   /** false: refuse private MX addresses; 'loopback': 127.0.0.0/8 and ::1 only; true: all. */
   allowPrivateMx: PrivateMxAllowance;
+  /**
+   * Webhook endpoints on loopback/private/link-local addresses (PRESEND_ALLOW_PRIVATE_WEBHOOKS):
+   * false (refused, the default), 'loopback' or true, as allowPrivateMx — an owner chooses the URL,
+   * so without it anyone with an account could make the service POST into its own network.
+   */
+  allowPrivateWebhooks: PrivateMxAllowance;
+  /** One webhook attempt's deadline, connection to answer (PRESEND_WEBHOOK_TIMEOUT_MS). */
+  webhookTimeoutMs: number;
+  /** How often an idle webhook sender looks for due deliveries (PRESEND_WEBHOOK_POLL_MS). */
+  webhookPollMs: number;
   /** Required before a live probe is made; null means "not configured" (live probes refuse). */
   heloName: string | null;
   mailFrom: string | null;
@@ -249,6 +259,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     dnsServers: dnsRaw ? dnsRaw.split(',').map((s) => parseHostPort(s, 53, 'PRESEND_DNS_SERVERS')) : [],
     smtpPort: parseIntVar(env, 'PRESEND_SMTP_PORT', 25, 1, 65535),
     allowPrivateMx: parsePrivateMxAllowance(env.PRESEND_ALLOW_PRIVATE_MX) ?? badValue(env, 'PRESEND_ALLOW_PRIVATE_MX', 'expected false, loopback or true'),
+    allowPrivateWebhooks:
+      parsePrivateMxAllowance(env.PRESEND_ALLOW_PRIVATE_WEBHOOKS) ?? badValue(env, 'PRESEND_ALLOW_PRIVATE_WEBHOOKS', 'expected false, loopback or true'),
+    // Standard Webhooks recommends 15–30 s ("Request timeouts").
+    webhookTimeoutMs: parseIntVar(env, 'PRESEND_WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    webhookPollMs: parseIntVar(env, 'PRESEND_WEBHOOK_POLL_MS', 1000, 10, 3_600_000),
     heloName: validateHelo(env.PRESEND_HELO_NAME),
     mailFrom: validateMailFrom(env.PRESEND_MAIL_FROM),
     smtpProxy: validateProxy(env.PRESEND_SMTP_PROXY),

@@ -23,6 +23,7 @@ import { dashboardPlugin } from './dashboard/plugin.js';
 import { OwnerAuth } from './service/owner-sign-in.js';
 import { KeyUsageRecorder } from './service/key-usage.js';
 import { ListUploads } from './service/list-uploads.js';
+import { WebhookSender } from './service/webhooks/webhook-sender.js';
 
 export interface ServerOptions {
   config: PresendConfig;
@@ -50,6 +51,7 @@ export interface RunningServer {
   url: string;
   backend: Backend;
   worker: BatchRunner | null;
+  webhooks: WebhookSender;
   metrics: Metrics;
   /** First step of shutdown: /readyz and new work answer 503 while the listener stays open (load balancers notice). */
   stopAccepting(): void;
@@ -128,6 +130,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     uploads,
     now,
     maxUploadBytes: config.dashboardMaxUploadBytes,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
   });
 
   let worker: BatchRunner | null = null;
@@ -135,6 +138,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const tuning = typeof options.worker === 'object' ? options.worker : {};
     worker = new BatchRunner({ ...batchRunnerOptions(config, backend, engines, logger.child({ part: 'worker' })), metrics, now, ...tuning });
   }
+
+  // Every serving node sends webhooks; the store's leases hand each delivery to one of them.
+  const webhooks = new WebhookSender({
+    webhooks: backend.webhooks,
+    allowPrivate: config.allowPrivateWebhooks,
+    timeoutMs: config.webhookTimeoutMs,
+    pollMs: config.webhookPollMs,
+    log: logger.child({ part: 'webhooks' }),
+    metrics,
+    now,
+  });
 
   const housekeeping = async () => {
     try {
@@ -148,6 +162,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (lapsed > 0) app.log.warn({ lists: lapsed }, 'list imports whose process stopped were marked failed');
       const purged = await backend.retention.purgeExpired(t, config.retentionDays, { chunk: config.purgeChunk });
       if (purged.requests > 0 || purged.failedLists > 0) app.log.info(purged, 'retention purge');
+      await backend.webhooks.purgeFinished(new Date(t.getTime() - config.retentionDays * 86_400_000));
     } catch (err) {
       app.log.error({ err }, 'housekeeping failed');
     }
@@ -160,6 +175,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   worker?.start();
   filler.start();
   verify.start();
+  webhooks.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -173,13 +189,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     closing ??= (async () => {
       stopAccepting();
       clearInterval(purgeTimer);
-      await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop(), filler.stop()]);
+      await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop(), filler.stop(), webhooks.stop()]);
       await keyUsage.close();
       await closeEngines(engines);
       await backend.close();
     })();
     return closing;
   };
-  return { app, url: `http://${host}:${port}`, backend, worker, metrics, stopAccepting, close };
+  return { app, url: `http://${host}:${port}`, backend, worker, webhooks, metrics, stopAccepting, close };
 }
 

@@ -7,6 +7,7 @@ import type { VerifyService } from '../service/verify-service.js';
 import type { BatchService } from '../service/batch-service.js';
 import type { ResultsService } from '../service/results-service.js';
 import type { ListUploads } from '../service/list-uploads.js';
+import type { PrivateMxAllowance } from '../core/dns/address-safety.js';
 import { formToken } from './csrf.js';
 import { takeFlash } from './flash.js';
 import { page } from './layout.js';
@@ -22,7 +23,7 @@ declare module 'fastify' {
 export interface DashboardDeps {
   backend: Pick<
     Backend,
-    'accounts' | 'ledger' | 'lists' | 'batches' | 'users' | 'ownerSessions' | 'loginThrottle' | 'keyManagement' | 'listFiles' | 'accountViews'
+    'accounts' | 'ledger' | 'lists' | 'batches' | 'users' | 'ownerSessions' | 'loginThrottle' | 'keyManagement' | 'listFiles' | 'accountViews' | 'webhooks'
   >;
   auth: OwnerAuth;
   verify: VerifyService;
@@ -32,6 +33,8 @@ export interface DashboardDeps {
   now: () => Date;
   /** The largest file an upload may be (bytes). */
   maxUploadBytes: number;
+  /** PRESEND_ALLOW_PRIVATE_WEBHOOKS: which endpoint addresses an owner may register. */
+  allowPrivateWebhooks: PrivateMxAllowance;
 }
 
 export const SESSION_COOKIE = 'presend_session';

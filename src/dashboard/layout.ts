@@ -15,6 +15,8 @@ export interface Flash {
   text: string;
   /** A new API key, shown once (keys page). */
   newKey?: { key: string; displayPrefix: string; label: string | null; mode: string };
+  /** A webhook endpoint's new signing secret, shown once (webhooks pages). */
+  newSecret?: { secret: string; url: string; rotated: boolean };
 }
 
 export interface PageContext {
@@ -32,6 +34,7 @@ const SECTIONS: Array<{ href: string; label: string }> = [
   { href: '/dashboard/lists', label: 'Lists' },
   { href: '/dashboard/batches', label: 'Batches' },
   { href: '/dashboard/usage', label: 'Usage' },
+  { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/try', label: 'Try an address' },
 ];
 
@@ -63,7 +66,7 @@ function account(ctx: PageContext): string {
 }
 
 function flashMessage(flash: Flash | null): string {
-  if (!flash || flash.newKey) return '';
+  if (!flash || flash.newKey || flash.newSecret) return '';
   return flash.kind === 'error'
     ? html`<div class="flash error" role="alert">${flash.text}</div>`
     : html`<div class="flash notice" role="status">${flash.text}</div>`;

@@ -25,6 +25,7 @@ import { batchRoutes } from './routes/batches.js';
 import { usageRoutes } from './routes/usage.js';
 import { tryRoutes } from './routes/try.js';
 import { listRoutes } from './routes/lists.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { StoreFailure } from '../store/store-failure.js';
 
 export type DashboardOptions = DashboardDeps;
@@ -111,5 +112,6 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     batchRoutes(owned, deps);
     usageRoutes(owned, deps);
     tryRoutes(owned, deps);
+    webhookRoutes(owned, deps);
   });
 }

@@ -31,7 +31,7 @@ const done = <T>(value: T): AdminOutcome<T> => ({ kind: 'done', value });
 
 const isWholeNumber = (n: number): boolean => Number.isSafeInteger(n) && n >= 0;
 
-async function account(backend: Backend, name: string): Promise<AdminOutcome<Account>> {
+export async function account(backend: Backend, name: string): Promise<AdminOutcome<Account>> {
   const found = await backend.accounts.findAccountByName(name);
   return found ? done(found) : refused('not_found', `no account named "${name}"`);
 }

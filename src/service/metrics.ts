@@ -1,7 +1,7 @@
 /**
  * The service's Prometheus metrics (prom-client, one registry per service instance so tests
  * and embedded servers never share counters): request latency per route, finished checks by
- * verdict, credits debited, batch queue depth, SMTP sessions of the live engine, and Node's
+ * verdict, credits debited, webhook attempts, batch queue depth, SMTP sessions of the live engine, and Node's
  * process metrics (CPU, memory, event-loop lag, handles) under the `presend_` prefix.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -29,6 +29,12 @@ export class Metrics {
     name: 'presend_verifications_total',
     help: 'Finished checks (single and batch items) by verdict; "none" for outcomes without one.',
     labelNames: ['verdict'] as const,
+    registers: [this.registry],
+  });
+  private readonly webhookAttempts = new Counter({
+    name: 'presend_webhook_attempts_total',
+    help: 'Webhook delivery attempts of this process by outcome: delivered (2xx), retry (any other answer or none), gone (410: endpoint disabled), refused (a private address, not connected).',
+    labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
   private readonly creditsDebited = new Counter({
@@ -77,6 +83,10 @@ export class Metrics {
   observeVerification(verdict: string | null, debited: number): void {
     this.verifications.inc({ verdict: verdict ?? 'none' });
     if (debited > 0) this.creditsDebited.inc(debited);
+  }
+
+  observeWebhookAttempt(outcome: 'delivered' | 'retry' | 'gone' | 'refused'): void {
+    this.webhookAttempts.inc({ outcome });
   }
 
   get contentType(): string {

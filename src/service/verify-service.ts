@@ -114,9 +114,12 @@ export class VerifyService {
     }
   }
 
-  /** A caller is told the check goes on (202): from now on it is resumed, not failed, should this process die. */
-  private async promise(record: VerificationRecord): Promise<void> {
-    await this.options.verifications.markResumable(record.id).catch((err: unknown) =>
+  /**
+   * A caller is told the check goes on (202): from now on it is resumed, not failed, should this
+   * process die. `answeredAs`: the 202's requestId, which its `verification.completed` event repeats.
+   */
+  private async promise(record: VerificationRecord, answeredAs?: string): Promise<void> {
+    await this.options.verifications.markResumable(record.id, answeredAs).catch((err: unknown) =>
       // Not resumable then: should this process die, the check is released unbilled, never billed unseen.
       this.options.log.warn({ err, verificationId: record.id }, 'could not mark a pending verification resumable'),
     );
@@ -126,7 +129,8 @@ export class VerifyService {
     return this.inFlight.size;
   }
 
-  async verify(key: AuthenticatedKey, body: { email: string; timeoutMs?: number }, idempotencyKey: string): Promise<VerifyOutcome> {
+  /** `answeredAs`: the requestId the answer will carry (a 202's is kept for the check's webhook event). */
+  async verify(key: AuthenticatedKey, body: { email: string; timeoutMs?: number }, idempotencyKey: string, answeredAs?: string): Promise<VerifyOutcome> {
     const parsed = parseAddress(body.email);
     if (!parsed.ok) return { kind: 'refused', code: 'invalid_email', message: invalidAddressMessage('email', body.email) };
     if (this.draining) return { kind: 'refused', code: 'service_unavailable', message: 'The service is shutting down.' };
@@ -135,10 +139,10 @@ export class VerifyService {
     // Taken before the store is asked, so racing requests cannot all pass the caps; given back
     // unless a check of ours starts running on it.
     const seat = this.admission.admit(key.accountId, key.keyId);
-    if (!isSeat(seat)) return this.replayWithoutSeat(key, body, idempotencyKey, seat);
+    if (!isSeat(seat)) return this.replayWithoutSeat(key, body, idempotencyKey, seat, answeredAs);
     let running = false;
     try {
-      const outcome = await this.begin(key, parsed.address.normalized, body, idempotencyKey, seat);
+      const outcome = await this.begin(key, parsed.address.normalized, body, idempotencyKey, seat, answeredAs);
       running = outcome.running;
       return outcome.outcome;
     } finally {
@@ -152,6 +156,7 @@ export class VerifyService {
     body: { email: string; timeoutMs?: number },
     idempotencyKey: string,
     seat: Seat,
+    answeredAs: string | undefined,
   ): Promise<{ outcome: VerifyOutcome; running: boolean }> {
     const timeoutMs = body.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
     const now = this.now();
@@ -185,7 +190,7 @@ export class VerifyService {
           running: false,
         };
       case 'replay':
-        return { outcome: await this.replay(started.verification, timeoutMs), running: false };
+        return { outcome: await this.replay(started.verification, timeoutMs, answeredAs), running: false };
       case 'created':
         break;
     }
@@ -195,34 +200,40 @@ export class VerifyService {
       return { outcome: { kind: 'completed', record, replayed: false }, running: false };
     }
     const run = this.run(record, engine, seat);
-    return { outcome: await this.await(record, run, timeoutMs, false), running: true };
+    return { outcome: await this.await(record, run, timeoutMs, false, answeredAs), running: true };
   }
 
   /**
    * Past a cap, a replay is still answered: it starts nothing (the check it names has its seat,
    * or has ended), so asking again for a 202's result never costs room nor meets a 429.
    */
-  private async replayWithoutSeat(key: AuthenticatedKey, body: { email: string; timeoutMs?: number }, idempotencyKey: string, refusal: Refusal): Promise<VerifyOutcome> {
+  private async replayWithoutSeat(
+    key: AuthenticatedKey,
+    body: { email: string; timeoutMs?: number },
+    idempotencyKey: string,
+    refusal: Refusal,
+    answeredAs: string | undefined,
+  ): Promise<VerifyOutcome> {
     const now = this.now();
     const known = await this.options.verifications.findReplay({ accountId: key.accountId, idempotency: idempotencyClaim(VERIFY_ROUTE, key.mode, idempotencyKey, body, now), now });
-    if (known?.kind === 'replay') return this.replay(known.verification, body.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS);
+    if (known?.kind === 'replay') return this.replay(known.verification, body.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS, answeredAs);
     if (known?.kind === 'idempotency_mismatch') return { kind: 'refused', code: 'idempotency_key_reused' };
     return refusal;
   }
 
   /** The same verification as it stands now (docs/design.md §4): billed once, never run twice. */
-  private async replay(record: VerificationRecord, timeoutMs: number): Promise<VerifyOutcome> {
+  private async replay(record: VerificationRecord, timeoutMs: number, answeredAs: string | undefined): Promise<VerifyOutcome> {
     if (record.state === 'completed') return { kind: 'completed', record, replayed: true };
     if (record.state === 'failed') return { kind: 'refused', code: 'engine_unavailable' };
     const running = this.inFlight.get(record.id);
     if (!running) {
-      await this.promise(record);
+      await this.promise(record, answeredAs);
       return { kind: 'pending', record, replayed: true };
     }
-    return this.await(record, running, timeoutMs, true);
+    return this.await(record, running, timeoutMs, true, answeredAs);
   }
 
-  private async await(record: VerificationRecord, run: Promise<Settled>, timeoutMs: number, replayed: boolean): Promise<VerifyOutcome> {
+  private async await(record: VerificationRecord, run: Promise<Settled>, timeoutMs: number, replayed: boolean, answeredAs: string | undefined): Promise<VerifyOutcome> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
@@ -230,7 +241,7 @@ export class VerifyService {
     const settled = await Promise.race([run, timeout]);
     clearTimeout(timer);
     if (settled === 'timeout') {
-      await this.promise(record);
+      await this.promise(record, answeredAs);
       return { kind: 'pending', record, replayed };
     }
     if (!settled.ok) return settled.refusal;

@@ -60,6 +60,7 @@ import type {
   RequestSummary,
   VerdictCount,
 } from './owner-records.js';
+import type { ClaimedDelivery, DeliveryOutcome, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhook-records.js';
 
 /** Accounts, and authentication by API key (docs/design.md §3). Keys are made, listed and revoked by KeyManagementRole. */
 export interface AccountsRole {
@@ -93,8 +94,12 @@ export interface VerificationsRole {
   findReplay(input: { accountId: string; idempotency: IdempotencyClaim; now: Date }): Promise<Extract<StartVerificationOutcome, { kind: 'replay' | 'idempotency_mismatch' }> | null>;
   /** Checks still running since before `olderThan` (their process died long ago): fail and release. */
   failStale(olderThan: Date, now: Date): Promise<number>;
-  /** A caller was told the check goes on (202): resumed, not failed, if its process dies. */
-  markResumable(verificationId: string): Promise<void>;
+  /**
+   * A caller was told the check goes on (202): resumed, not failed, if its process dies.
+   * `answeredAs`: the 202's requestId (the first one kept), repeated by its `verification.completed`
+   * event — written now if the check completed before this call (docs/webhooks.md).
+   */
+  markResumable(verificationId: string, answeredAs?: string): Promise<void>;
   /** Extends the leases of checks this process is still running. */
   renewLeases(verificationIds: readonly string[], until: Date): Promise<void>;
   /**
@@ -355,6 +360,49 @@ export interface AccountViewsRole {
   debitsBetween(accountId: string, bounds: readonly Date[]): Promise<number[]>;
 }
 
+/**
+ * Signed webhooks (docs/webhooks.md): an account's endpoints and the deliveries of their events.
+ * Events are written by the transactions of the changes they announce (src/store/roles/webhook-outbox.ts);
+ * senders lease due deliveries here, so a sender that dies leaves rows another takes over.
+ */
+export interface WebhooksRole {
+  createEndpoint(input: { accountId: string; url: string; events: readonly WebhookEventType[]; description: string | null; secret: string; now: Date }): Promise<WebhookEndpoint>;
+  /** Oldest first. */
+  listEndpoints(accountId: string): Promise<WebhookEndpoint[]>;
+  /** Null for an unknown id or another account's endpoint. */
+  getEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpoint | null>;
+  /** The endpoint and its deliveries; false for an unknown id or another account's. */
+  deleteEndpoint(accountId: string, endpointId: string): Promise<boolean>;
+  /** A new secret signs from now on; the one before keeps signing beside it until `graceUntil`. Null for an unknown id or another account's. */
+  rotateSecret(input: { accountId: string; endpointId: string; secret: string; graceUntil: Date; now: Date }): Promise<WebhookEndpoint | null>;
+  /** An endpoint disabled (by a 410) takes events again; null for an unknown id or another account's. */
+  enableEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpoint | null>;
+  /** A `webhook.test` event for this one endpoint, due now; null for an unknown id or another account's. */
+  sendTest(input: { accountId: string; endpointId: string; now: Date }): Promise<WebhookDelivery | null>;
+  /**
+   * Leases up to `limit` deliveries until `leaseUntil`: pending ones that are due, and ones whose
+   * sender's lease lapsed (it died mid-attempt). Each claim counts an attempt. Two callers never
+   * take the same delivery.
+   */
+  claimDue(input: { owner: string; now: Date; leaseUntil: Date; limit: number }): Promise<ClaimedDelivery[]>;
+  /**
+   * Records how an attempt ended; false when `owner` no longer holds the delivery (its lease
+   * lapsed and another sender took it): nothing is written then. A 410 disables the endpoint
+   * and ends its other pending deliveries, in the same transaction.
+   */
+  recordOutcome(input: { deliveryId: string; owner: string; outcome: DeliveryOutcome; now: Date }): Promise<boolean>;
+  /** Newest first; empty for another account's endpoint. */
+  deliveries(accountId: string, endpointId: string, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Sends a delivered or failed delivery again, due now, with its retry schedule started over
+   * (same event, same `webhook-id`). Null when it is unknown, another account's, still under
+   * way, or its endpoint is disabled.
+   */
+  resend(input: { accountId: string; deliveryId: string; now: Date }): Promise<WebhookDelivery | null>;
+  /** Events created before `before` whose deliveries all ended (retention); returns how many. */
+  purgeFinished(before: Date): Promise<number>;
+}
+
 /** Every role of one database, opened and closed together. */
 export interface Backend {
   /** For logs and /metrics labels only: nothing branches on it. */
@@ -375,6 +423,7 @@ export interface Backend {
   readonly keyManagement: KeyManagementRole;
   readonly listFiles: ListFilesRole;
   readonly accountViews: AccountViewsRole;
+  readonly webhooks: WebhooksRole;
   /** Apply pending numbered migrations (idempotent; openBackend does it unless told not to). */
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */

@@ -68,6 +68,10 @@ export interface VerificationRow {
   billing: string;
   result_json: string | null;
   created_at: string;
+  /** Its caller was answered 202 (boolean on PostgreSQL, 0/1 on SQLite). */
+  resumable?: boolean | number;
+  /** The requestId of the first 202 its caller got. */
+  answered_request_id?: string | null;
 }
 
 export const toVerificationRecord = (r: VerificationRow): VerificationRecord => ({

@@ -31,7 +31,7 @@ export function verifyRoute(app: FastifyInstance, verify: VerifyService): void {
       const key = request.apiKey;
       if (!key) throw new ApiError('unauthorized');
       const body = request.body as { email: string; timeoutMs?: number };
-      const outcome = await verify.verify(key, body, request.headers['idempotency-key'] as string);
+      const outcome = await verify.verify(key, body, request.headers['idempotency-key'] as string, request.id);
       if (outcome.kind === 'refused') throw refusalError('POST /v1/verify', outcome);
       if (outcome.kind === 'completed') return reply.code(200).send(renderCompletedVerify(outcome.record, request.id));
       return reply.code(202).send(renderPendingVerify(outcome.record, request.id));

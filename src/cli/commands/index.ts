@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   lists: () => import('./lists.js'),
   migrate: () => import('./migrate.js'),
   purge: () => import('./purge.js'),
+  webhooks: () => import('./webhooks.js'),
 };
 
 /** `args` are the user's arguments (process.argv without node and the script). */

@@ -9,7 +9,9 @@ import { runAdmin } from '../output/admin-command.js';
 export function register(program: Command): void {
   program
     .command('purge')
-    .description('Delete batch requests and results past retention (PRESEND_RETENTION_DAYS after finalization) and the entries of failed list imports.')
+    .description(
+      'Delete batch requests and results past retention (PRESEND_RETENTION_DAYS after finalization), the entries of failed list imports, and webhook events whose deliveries ended that long ago.',
+    )
     .option('--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)')
     .option('--json', 'print JSON')
     .action(async (flags: { database?: string; json?: boolean }) =>
@@ -17,9 +19,10 @@ export function register(program: Command): void {
         // An import whose process died is failed first, so its entries go too.
         const lapsedImports = await backend.lists.failLapsedImports(new Date());
         const purged = await backend.retention.purgeExpired(new Date(), config.retentionDays, { chunk: config.purgeChunk });
+        const webhookEvents = await backend.webhooks.purgeFinished(new Date(Date.now() - config.retentionDays * 86_400_000));
         return {
-          text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s), the entries of ${purged.failedLists} failed list import(s)`,
-          json: { ...purged, lapsedImports },
+          text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s), the entries of ${purged.failedLists} failed list import(s), ${webhookEvents} delivered or failed webhook event(s)`,
+          json: { ...purged, lapsedImports, webhookEvents },
         };
       }),
     );

@@ -7,6 +7,8 @@
 import { addDays, requestOutcome } from '../billing-rules.js';
 import type { Tx } from '../sql.js';
 import type { Finalization, RequestMode, RequestState } from '../store.js';
+import { batchEventPayload } from '../webhook-records.js';
+import { enqueueWebhookEvent } from './webhook-outbox.js';
 
 export interface RequestRow {
   id: string;
@@ -57,9 +59,13 @@ export async function finalizeIfDone(tx: Tx, requestId: string, now: Date, reten
     addDays(now, retentionDays),
     requestId,
   ]);
+  // Announced in this same transaction (docs/webhooks.md): the finalization and its event commit together.
+  const type = outcome.state === 'completed' ? 'batch.completed' : 'batch.failed';
+  const counters = { total: r.total, unique: r.unique_count, completed: r.final_count - sums.failed, failed: sums.failed };
+  const payload = batchEventPayload({ type, requestId, mode: r.mode, sandbox: Boolean(r.sandbox), errorCode: outcome.errorCode, finalization, counters });
+  await enqueueWebhookEvent(tx, { accountId: r.account_id, type, subject: requestId, payload, now });
   return true;
 }
-
 
 /** The finalization sums of a request created before they were kept on its row: counted over its items. */
 async function countFinals(tx: Tx, requestId: string): Promise<{ debited: number; released: number; failed: number }> {

@@ -16,6 +16,7 @@ import type { BulkWrites } from './dialect-parts.js';
 import { openHistories } from './history.js';
 import { claimIdempotency, peekIdempotency, retargetIdempotency } from './idempotency.js';
 import { hold, moveCredits } from './ledger.js';
+import { announceAnsweredCheck } from './webhook-outbox.js';
 
 async function load(tx: Tx, id: string, lock = false): Promise<VerificationRow | undefined> {
   return tx.get<VerificationRow>(`SELECT * FROM verifications WHERE id = ?${lock ? tx.dialect.forUpdate() : ''}`, [id]);
@@ -102,6 +103,8 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
           input.now,
           row.id,
         ]);
+        // A caller told 202 learns the result through `verification.completed`, written with it.
+        if (row.resumable) await announceAnsweredCheck(tx, record, row.answered_request_id ?? null, settled.stored, input.now);
         return { ...record, state: 'completed', result: settled.stored };
       }),
 
@@ -135,9 +138,17 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
         return stale.length;
       }),
 
-    markResumable: async (id) => {
-      await db.run("UPDATE verifications SET resumable = TRUE WHERE id = ? AND state = 'running'", [id]);
-    },
+    // A check that completed between the caller's timeout and this write was never announced by
+    // `complete` (it was not resumable yet): its caller is told 202 all the same, so it is announced here.
+    markResumable: (id, answeredAs) =>
+      db.write(async (tx) => {
+        const answered = answeredAs ?? null;
+        if ((await tx.run("UPDATE verifications SET resumable = TRUE, answered_request_id = COALESCE(answered_request_id, ?) WHERE id = ? AND state = 'running'", [answered, id])) > 0) return;
+        const row = await load(tx, id);
+        if (row?.state === 'completed' && row.result_json) {
+          await announceAnsweredCheck(tx, toVerificationRecord(row), answered, JSON.parse(row.result_json) as StoredResult, new Date());
+        }
+      }),
 
     renewLeases: async (ids, until) => {
       if (ids.length === 0) return;

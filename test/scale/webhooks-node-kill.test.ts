@@ -1,0 +1,105 @@
+/**
+ * Webhooks across a node kill, on PostgreSQL with separate processes: a batch announced while
+ * node A is attempting its delivery (the receiver holds the answer back), A is SIGKILLed, and node
+ * B takes the delivery over once A's lease lapses and delivers it — the same event, the same
+ * `webhook-id`, verified by the `standardwebhooks` package. Nothing is lost, and the receiver
+ * de-duplicates on the id it saw twice.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { freshDatabase } from './fresh-database.js';
+import { startApiNode, startWorker } from './presend-process.js';
+import type { PresendProcess } from './presend-process.js';
+import { openBackend } from '../../src/store/open-backend.js';
+import type { Backend } from '../../src/store/backend.js';
+import { generateApiKey } from '../../src/service/keys.js';
+import { addEndpoint } from '../../src/service/webhooks/endpoints.js';
+import { startReceiver } from '../webhooks/receiver.js';
+import type { Receiver } from '../webhooks/receiver.js';
+
+const fresh = await freshDatabase();
+const skip = fresh.kind === 'skip' ? fresh.reason : false;
+
+let store: Backend | undefined;
+let receiver: Receiver | undefined;
+const processes: PresendProcess[] = [];
+
+before(async () => {
+  if (fresh.kind !== 'ready') return;
+  receiver = await startReceiver();
+  // Migrated here, before any node starts.
+  store = await openBackend(fresh.db.url);
+});
+after(async () => {
+  await Promise.allSettled(processes.map((p) => p.kill()));
+  await store?.close();
+  await receiver?.close();
+  if (fresh.kind === 'ready') await fresh.db.drop();
+});
+
+test('a delivery whose node is killed mid-attempt is delivered by the other node, with the same webhook-id', { skip }, async () => {
+  assert.ok(fresh.kind === 'ready' && store && receiver);
+  const env: Record<string, string> = {
+    PRESEND_DATABASE_URL: fresh.db.url,
+    PRESEND_ALLOW_PRIVATE_WEBHOOKS: 'loopback',
+    PRESEND_WEBHOOK_POLL_MS: '50',
+    // An attempt's deadline; a delivery's lease is twice that, so B takes over within seconds.
+    PRESEND_WEBHOOK_TIMEOUT_MS: '2500',
+    PRESEND_WORKER_POLL_MS: '50',
+    PRESEND_DATABASE_POOL_SIZE: '3',
+    PRESEND_SHARED_POOL_SIZE: '2',
+    PRESEND_LOG_LEVEL: 'warn',
+  };
+  const account = await store.accounts.createAccount({ name: 'hooks', credits: 0, now: new Date() });
+  assert.ok(account);
+  const key = generateApiKey('test');
+  await store.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
+  const added = await addEndpoint(store.webhooks, { accountId: account.id, url: `${receiver.url}/hooks`, events: [], description: null, allowPrivate: 'loopback', now: new Date() });
+  assert.ok(added.kind === 'done');
+  const { endpoint, secret } = added.value;
+
+  // Node A (API and webhook sender) and a batch worker; node B comes only after A is gone.
+  let release = (): void => undefined;
+  receiver.hold = new Promise<void>((resolve) => (release = resolve));
+  const [a, worker] = await Promise.all([startApiNode('node-a', env), startWorker('worker', env)]);
+  processes.push(a.proc, worker);
+  const created = await fetch(`${a.url}/v1/requests`, {
+    method: 'POST',
+    headers: { 'x-api-key': key.key, 'idempotency-key': 'node-kill-1', 'content-type': 'application/json' },
+    body: JSON.stringify({ emails: ['deliverable@example.com', 'role@example.com'] }),
+  });
+  assert.equal(created.status, 202);
+  const requestId = ((await created.json()) as { request: { id: string } }).request.id;
+
+  const first = await receiver.waitFor((r) => r.payload.data.requestId === requestId, 60_000);
+  const [held] = await store.webhooks.deliveries(account.id, endpoint.id, 1);
+  assert.equal(held?.state, 'sending', 'node A holds the delivery while the receiver holds its answer');
+  await a.proc.kill();
+  receiver.hold = null;
+  release();
+
+  const b = await startApiNode('node-b', env);
+  processes.push(b.proc);
+  const second = await receiver.waitFor((r) => r !== first && r.id === first.id, 60_000);
+  assert.deepEqual(receiver.verifiedBy(first, [secret]), [secret]);
+  assert.deepEqual(receiver.verifiedBy(second, [secret]), [secret]);
+  assert.equal(second.body, first.body, 'the same event, byte for byte');
+
+  const delivered = await waitFor(async () => {
+    const [d] = await store!.webhooks.deliveries(account.id, endpoint.id, 1);
+    return d?.state === 'delivered' ? d : null;
+  });
+  assert.equal(delivered.attempts, 2, "A's attempt and B's");
+  assert.equal(delivered.eventId, first.id);
+  assert.equal(receiver.received.filter((r) => r.payload.data.requestId === requestId).length, 2, 'delivered at least once, here twice: no more');
+});
+
+async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

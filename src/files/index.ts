@@ -18,7 +18,7 @@ export type { ResultColumn, ResultSummary } from './result-columns.js';
 export { ROW_SETS, parseRowSets, rowSet } from './only-filter.js';
 export type { RowSet } from './only-filter.js';
 export { escapeFormula } from './formula-escape.js';
-export { TABLE_FORMATS, createTableWriter, createCsvWriter, endWritable, writeChunk } from './table-writer.js';
+export { TABLE_FORMATS, createTableWriter, createCsvWriter, csvRecord, endWritable, writeChunk } from './table-writer.js';
 export type { CsvStyle, TableFormat, TableWriter } from './table-writer.js';
 export { createXlsxWriter } from './xlsx-writer.js';
 export { createOutputFile } from './output-file.js';

@@ -8,6 +8,7 @@
 import { hostname } from 'node:os';
 import { parsePrivateMxAllowance, type PrivateMxAllowance } from './core/dns/address-safety.js';
 import { heloNameProblem } from './core/helo-name.js';
+import { DEFAULT_TABLE_LIMITS, MB, type TableLimits } from './files/limits.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -118,6 +119,12 @@ export interface PresendConfig {
   /** The largest file the dashboard accepts for a list (PRESEND_DASHBOARD_MAX_UPLOAD_MB). */
   dashboardMaxUploadBytes: number;
   /**
+   * The bounds of every table reading — `presend batch FILE`, `presend lists import`, dashboard
+   * uploads and their stored-file imports (PRESEND_FILE_MAX_MB, PRESEND_FILE_MAX_ROWS,
+   * PRESEND_XLSX_MAX_UNZIPPED_MB; src/files/limits.ts has the fixed ones).
+   */
+  tableLimits: TableLimits;
+  /**
    * The most entries a stored list may have (PRESEND_LIST_MAX_ENTRIES): an import stops (the list
    * is marked failed) and a batch over a longer list is refused `list_too_large` (422) beyond it.
    */
@@ -218,6 +225,20 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
 }
 
 /**
+ * The bounds of reading a table file, alone: the commands that read a file for the API (`presend
+ * batch FILE`) need these and none of the server's settings. Rows default to twice the longest
+ * list (PRESEND_LIST_MAX_ENTRIES), at least 2,000,000: a file may hold blank and invalid rows too.
+ */
+export function loadTableLimits(env: Env = process.env): TableLimits {
+  const listMax = parseIntVar(env, 'PRESEND_LIST_MAX_ENTRIES', 1_000_000, 1, 100_000_000);
+  return {
+    maxBytes: parseIntVar(env, 'PRESEND_FILE_MAX_MB', DEFAULT_TABLE_LIMITS.maxBytes / MB, 1, 102_400) * MB,
+    maxRows: parseIntVar(env, 'PRESEND_FILE_MAX_ROWS', Math.max(DEFAULT_TABLE_LIMITS.maxRows, 2 * listMax), 1, 1_000_000_000),
+    maxUnzippedBytes: parseIntVar(env, 'PRESEND_XLSX_MAX_UNZIPPED_MB', DEFAULT_TABLE_LIMITS.maxUnzippedBytes / MB, 1, 102_400) * MB,
+  };
+}
+
+/**
  * The configuration of a command: the process environment with the variables its flags give
  * (undefined ones ignored), validated alike — `loadCommandConfig({ PRESEND_PORT: flags.port })`.
  */
@@ -283,6 +304,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     logLevel: env.PRESEND_LOG_LEVEL?.trim() || 'info',
     trustProxy: parseTrustProxy(env.PRESEND_TRUST_PROXY),
     dashboardMaxUploadBytes: parseIntVar(env, 'PRESEND_DASHBOARD_MAX_UPLOAD_MB', 100, 1, 10_240) * 1024 * 1024,
+    tableLimits: loadTableLimits(env),
     listMaxEntries: parseIntVar(env, 'PRESEND_LIST_MAX_ENTRIES', 1_000_000, 1, 100_000_000),
     accountMaxOutstanding: parseIntVar(env, 'PRESEND_ACCOUNT_MAX_OUTSTANDING', 2_000_000, 1, 1_000_000_000),
     listFillChunk: parseIntVar(env, 'PRESEND_LIST_FILL_CHUNK', 500, 10, 100_000),

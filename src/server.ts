@@ -117,7 +117,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     readyTimeoutMs: config.readyTimeoutMs,
   });
   // The owners' dashboard (docs/design.md §7): pages over the same services; no route under /v1.
-  const uploads = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }), leaseMs: config.leaseMs, maxEntries: config.listMaxEntries });
+  const uploads = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }), leaseMs: config.leaseMs, maxEntries: config.listMaxEntries, tableLimits: config.tableLimits });
   await app.register(dashboardPlugin, {
     prefix: '/dashboard',
     backend,

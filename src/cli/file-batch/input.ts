@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
+import { loadTableLimits } from '../../config.js';
 import { parseDelimiterOption, type TableOptions } from '../../files/index.js';
 import { UsageError } from '../output/exit-codes.js';
 
@@ -34,8 +35,9 @@ export async function inputFile(file: string): Promise<InputFile> {
   return { path, name: 'stdin', remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/** How to read the file: the flags, and the bounds of every reading (PRESEND_FILE_MAX_MB and the others, src/config.ts). */
 export function tableOptions(flags: TableFlags): TableOptions {
-  const options: TableOptions = {};
+  const options: TableOptions = { limits: loadTableLimits() };
   if (flags.column !== undefined) {
     if (flags.column.trim() === '') throw new UsageError('--column needs a header name or a column number');
     options.column = flags.column;

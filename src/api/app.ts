@@ -25,6 +25,7 @@ import { verifyRoute } from './routes/verify.js';
 import { requestRoutes } from './routes/requests.js';
 import { opsRoutes } from './routes/ops.js';
 import { openapiOptions } from './openapi.js';
+import { loggedUrl } from './logged-url.js';
 
 export interface AppDeps {
   backend: Pick<Backend, 'accounts' | 'rateLimits' | 'ping' | 'probeWrite'>;
@@ -145,7 +146,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? 60_000;
   const app = Fastify({
-    // Keys never reach the logs (docs/design.md §3): the logger redacts them (src/logger.ts).
+    // Keys never reach the logs (docs/design.md §3): the logger redacts them (src/logger.ts), and
+    // the request log shows URLs redacted by route (logged-url.ts).
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One log line per request, written by the onResponse hook below, instead of Fastify's two
     // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3). Through the log
@@ -204,7 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const route = request.routeOptions.url ?? 'unmatched';
     deps.metrics.observeRequest(request.method, route, reply.statusCode, seconds);
     request.log.info(
-      { method: request.method, route, url: request.url, statusCode: reply.statusCode, responseTimeMs: Math.round(seconds * 1e4) / 10, remoteAddress: request.ip },
+      { method: request.method, route, url: loggedUrl(request), statusCode: reply.statusCode, responseTimeMs: Math.round(seconds * 1e4) / 10, remoteAddress: request.ip },
       'request completed',
     );
   });

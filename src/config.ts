@@ -116,6 +116,12 @@ export interface PresendConfig {
    * are `Secure` and its sign-in throttling counts per client address as these say.
    */
   trustProxy: boolean | number | string[];
+  /**
+   * Open connections of this process (PRESEND_MAX_CONNECTIONS) and of one client address
+   * (PRESEND_MAX_CONNECTIONS_PER_CLIENT, 0 for none), kept at the socket (src/api/connection-caps.ts).
+   */
+  maxConnections: number;
+  maxConnectionsPerClient: number;
   /** The largest file the dashboard accepts for a list (PRESEND_DASHBOARD_MAX_UPLOAD_MB). */
   dashboardMaxUploadBytes: number;
   /**
@@ -224,6 +230,16 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
   throw new ConfigError('PRESEND_TRUST_PROXY', `expected true, false, a hop count or a comma list of addresses/CIDR ranges, got "${value}"`);
 }
 
+/** Per client at most 256 connections by default, and never more than the whole process has. */
+function connectionCaps(env: Env): Pick<PresendConfig, 'maxConnections' | 'maxConnectionsPerClient'> {
+  const maxConnections = parseIntVar(env, 'PRESEND_MAX_CONNECTIONS', 10_000, 1, 1_000_000);
+  const perClient = parseIntVar(env, 'PRESEND_MAX_CONNECTIONS_PER_CLIENT', null, 0, 1_000_000);
+  if (perClient !== null && perClient > maxConnections) {
+    throw new ConfigError('PRESEND_MAX_CONNECTIONS_PER_CLIENT', `must not exceed PRESEND_MAX_CONNECTIONS (${maxConnections}), got ${perClient}; 0 turns the per-client cap off`);
+  }
+  return { maxConnections, maxConnectionsPerClient: perClient ?? Math.min(256, maxConnections) };
+}
+
 /**
  * The bounds of reading a table file, alone: the commands that read a file for the API (`presend
  * batch FILE`) need these and none of the server's settings. Rows default to twice the longest
@@ -303,6 +319,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     sandboxSlowDelayMs: parseIntVar(env, 'PRESEND_SANDBOX_SLOW_DELAY_MS', null, 0, 3_600_000),
     logLevel: env.PRESEND_LOG_LEVEL?.trim() || 'info',
     trustProxy: parseTrustProxy(env.PRESEND_TRUST_PROXY),
+    ...connectionCaps(env),
     dashboardMaxUploadBytes: parseIntVar(env, 'PRESEND_DASHBOARD_MAX_UPLOAD_MB', 100, 1, 10_240) * 1024 * 1024,
     tableLimits: loadTableLimits(env),
     listMaxEntries: parseIntVar(env, 'PRESEND_LIST_MAX_ENTRIES', 1_000_000, 1, 100_000_000),

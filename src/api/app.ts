@@ -26,6 +26,7 @@ import { requestRoutes } from './routes/requests.js';
 import { opsRoutes } from './routes/ops.js';
 import { openapiOptions } from './openapi.js';
 import { loggedUrl } from './logged-url.js';
+import { capConnections, type ConnectionCaps } from './connection-caps.js';
 
 export interface AppDeps {
   backend: Pick<Backend, 'accounts' | 'rateLimits' | 'ping' | 'probeWrite'>;
@@ -46,6 +47,8 @@ export interface AppDeps {
   trustProxy?: boolean | number | string[];
   /** How long /readyz waits for the store (default 2 s). */
   readyTimeoutMs?: number;
+  /** Caps on open connections, overall and per client address (config.maxConnections…); none when absent. */
+  connectionCaps?: ConnectionCaps;
 }
 
 /**
@@ -179,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
   });
+  if (deps.connectionCaps) capConnections(app.server, deps.connectionCaps);
   app.decorateRequest('apiKey', null);
   const parseJson = app.getDefaultJsonParser('error', 'error');
   // JSON only: Fastify's built-in text/plain parser would hand a string to the schema ("body must be object").

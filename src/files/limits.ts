@@ -51,12 +51,12 @@ export const describeBytes = (bytes: number) => (bytes >= MB ? `${count(Math.flo
 
 /** The words that name each bound in an error, with how to change it where it can be. */
 export const limitWords = {
-  bytes: (limits: TableLimits) => `the file is larger than ${describeBytes(limits.maxBytes)}, the most this server reads (PRESEND_FILE_MAX_MB)`,
-  rows: (limits: TableLimits) => `the file has more than ${count(limits.maxRows)} rows, the most this server reads (PRESEND_FILE_MAX_ROWS)`,
+  bytes: (limits: TableLimits) => `the file is larger than ${describeBytes(limits.maxBytes)}, the most Presend reads (PRESEND_FILE_MAX_MB)`,
+  rows: (limits: TableLimits) => `the file has more than ${count(limits.maxRows)} rows, the most Presend reads (PRESEND_FILE_MAX_ROWS)`,
   unzipped: (limits: TableLimits, size: number) =>
-    `the workbook unpacks to ${describeBytes(size)} or more, over the ${describeBytes(limits.maxUnzippedBytes)} this server unpacks (PRESEND_XLSX_MAX_UNZIPPED_MB)`,
+    `the workbook unpacks to ${describeBytes(size)} or more, over the ${describeBytes(limits.maxUnzippedBytes)} Presend unpacks (PRESEND_XLSX_MAX_UNZIPPED_MB)`,
   cells: () => `a row has more than ${count(MAX_CELLS_PER_ROW)} cells, the most a spreadsheet row has`,
   cell: () => `a cell is longer than ${count(MAX_CELL_CHARS)} characters, the most a spreadsheet cell holds`,
   row: () => `a row is longer than ${count(MAX_ROW_CHARS)} characters; usually a quote (") that is never closed`,
-  sharedStrings: () => `the workbook's shared strings are larger than ${describeBytes(MAX_SHARED_STRINGS_BYTES)}, the most this server holds`,
+  sharedStrings: () => `the workbook's shared strings are larger than ${describeBytes(MAX_SHARED_STRINGS_BYTES)}, the most Presend holds`,
 } as const;

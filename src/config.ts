@@ -185,7 +185,9 @@ function badValue(env: Env, name: string, expected: string): never {
 
 function validateDatabaseUrl(url: string): string {
   if (url.startsWith('sqlite:') || url.startsWith('postgres://') || url.startsWith('postgresql://')) return url;
-  throw new ConfigError('PRESEND_DATABASE_URL', `expected sqlite:PATH, sqlite::memory: or postgres://…, got "${url}"`);
+  // The message is printed and may be logged: a password in the URL is not repeated in it.
+  const shown = url.replace(/^([a-z][\w+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:[redacted]@');
+  throw new ConfigError('PRESEND_DATABASE_URL', `expected sqlite:PATH, sqlite::memory: or postgres://…, got "${shown}"`);
 }
 
 function validateHelo(name: string | undefined): string | null {

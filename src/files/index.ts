@@ -9,7 +9,7 @@ export type { OpenedTable, TableInput, TableLayout, TableOptions } from './open-
 export type { TableRow } from './table-row.js';
 export { isBlankRow } from './table-row.js';
 export { TableError } from './errors.js';
-export { DEFAULT_TABLE_LIMITS, MAX_CELL_CHARS, MAX_CELLS_PER_ROW, MAX_ROW_CHARS } from './limits.js';
+export { boundedBytes, DEFAULT_TABLE_LIMITS, MAX_CELL_CHARS, MAX_CELLS_PER_ROW, MAX_ROW_CHARS } from './limits.js';
 export type { TableLimits } from './limits.js';
 export type { TableErrorCode } from './errors.js';
 export { delimiterName, parseDelimiterOption } from './delimiter.js';

@@ -10,6 +10,7 @@
  * limits (its "Excel specifications and limits" page), which no spreadsheet a person made passes,
  * and which a text table is held to as well so that both formats read alike.
  */
+import { TableError } from './errors.js';
 
 export interface TableLimits {
   /** Bytes of the file as given (PRESEND_FILE_MAX_MB). */
@@ -36,6 +37,8 @@ export const MAX_ROW_CHARS = MB;
  * several million distinct cells.
  */
 export const MAX_SHARED_STRINGS_BYTES = 256 * MB;
+/** …and as many strings at most (an empty `<si/>` is 6 bytes: 256 MB of them would be 45 M entries). */
+export const MAX_SHARED_STRINGS = 8_000_000;
 /**
  * XML: the most characters the parser may hold for one piece of markup or text (a text node, a
  * tag with its attributes, a comment or CDATA section) and how deep elements may nest. A
@@ -49,6 +52,16 @@ export const MAX_XML_ATTRIBUTES = 256;
 const count = (n: number) => n.toLocaleString('en-US');
 export const describeBytes = (bytes: number) => (bytes >= MB ? `${count(Math.floor(bytes / MB))} MB` : `${count(bytes)} bytes`);
 
+/** The chunks of an input as they come, refused past `limits.maxBytes` (a stream counted as it arrives). */
+export async function* boundedBytes<T extends Uint8Array>(chunks: AsyncIterable<T>, limits: TableLimits): AsyncGenerator<T> {
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    bytes += chunk.byteLength;
+    if (bytes > limits.maxBytes) throw new TableError('file_too_large', limitWords.bytes(limits));
+    yield chunk;
+  }
+}
+
 /** The words that name each bound in an error, with how to change it where it can be. */
 export const limitWords = {
   bytes: (limits: TableLimits) => `the file is larger than ${describeBytes(limits.maxBytes)}, the most Presend reads (PRESEND_FILE_MAX_MB)`,
@@ -58,5 +71,5 @@ export const limitWords = {
   cells: () => `a row has more than ${count(MAX_CELLS_PER_ROW)} cells, the most a spreadsheet row has`,
   cell: () => `a cell is longer than ${count(MAX_CELL_CHARS)} characters, the most a spreadsheet cell holds`,
   row: () => `a row is longer than ${count(MAX_ROW_CHARS)} characters; usually a quote (") that is never closed`,
-  sharedStrings: () => `the workbook's shared strings are larger than ${describeBytes(MAX_SHARED_STRINGS_BYTES)}, the most Presend holds`,
+  sharedStrings: () => `the workbook's shared strings are more than ${describeBytes(MAX_SHARED_STRINGS_BYTES)} or ${count(MAX_SHARED_STRINGS)} strings, the most Presend holds`,
 } as const;

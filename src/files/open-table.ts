@@ -18,7 +18,7 @@ import { readDelimitedRows } from './delimited-rows.js';
 import { sniffDelimiter, sniffLineEnding } from './delimiter.js';
 import { TableError } from './errors.js';
 import { chooseColumn } from './layout.js';
-import { DEFAULT_TABLE_LIMITS, limitWords, MAX_CELL_CHARS, MAX_CELLS_PER_ROW, type TableLimits } from './limits.js';
+import { boundedBytes, DEFAULT_TABLE_LIMITS, limitWords, MAX_CELL_CHARS, MAX_CELLS_PER_ROW, type TableLimits } from './limits.js';
 import type { TableRow } from './table-row.js';
 import { decodeText, inputKind, peek, sniffEncoding, type TextEncodingName } from './text-input.js';
 import { readXlsxRows } from './xlsx-rows.js';
@@ -70,18 +70,8 @@ export interface OpenedTable {
 
 type Dialect = Pick<TableLayout, 'format' | 'encoding' | 'bom' | 'delimiter' | 'lineEnding' | 'sheet'>;
 
-/** The input's bytes, refused past `limits.maxBytes` (a stream is counted as it comes, a file measured first). */
-async function* counted(chunks: AsyncIterable<Uint8Array>, limits: TableLimits): AsyncGenerator<Uint8Array> {
-  let bytes = 0;
-  for await (const chunk of chunks) {
-    bytes += chunk.byteLength;
-    if (bytes > limits.maxBytes) throw new TableError('file_too_large', limitWords.bytes(limits));
-    yield chunk;
-  }
-}
-
 async function sourceChunks(input: TableInput, limits: TableLimits): Promise<AsyncIterable<Uint8Array>> {
-  if ('stream' in input) return counted(input.stream, limits);
+  if ('stream' in input) return boundedBytes(input.stream, limits);
   try {
     const info = await stat(input.path);
     if (info.isDirectory()) throw new TableError('unreadable', `${input.path} is a folder, not a file`);
@@ -93,7 +83,7 @@ async function sourceChunks(input: TableInput, limits: TableLimits): Promise<Asy
     if (code === 'EACCES') throw new TableError('unreadable', `no permission to read ${input.path}`, null, { cause: error });
     throw new TableError('unreadable', `cannot read ${input.path}: ${code ?? String(error)}`, null, { cause: error });
   }
-  return counted(createReadStream(input.path), limits);
+  return boundedBytes(createReadStream(input.path), limits);
 }
 
 async function spool(chunks: AsyncIterable<Uint8Array>): Promise<{ path: string; remove: () => Promise<void> }> {

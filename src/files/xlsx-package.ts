@@ -17,7 +17,7 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { TableError } from './errors.js';
-import { limitWords, MAX_CELL_CHARS, MAX_SHARED_STRINGS_BYTES, MAX_XML_ATTRIBUTES, MAX_XML_DEPTH, MAX_XML_TOKEN_CHARS, type TableLimits } from './limits.js';
+import { limitWords, MAX_CELL_CHARS, MAX_SHARED_STRINGS, MAX_SHARED_STRINGS_BYTES, MAX_XML_ATTRIBUTES, MAX_XML_DEPTH, MAX_XML_TOKEN_CHARS, type TableLimits } from './limits.js';
 
 export interface XlsxPackage {
   zip: ZipFile;
@@ -166,7 +166,10 @@ export async function readSharedStrings(pkg: XlsxPackage): Promise<string[]> {
     (name) => {
       if (name === 't') inText = false;
       else if (name === 'rPh') inPhonetic = false;
-      else if (name === 'si') strings.push(current);
+      else if (name === 'si') {
+        if (strings.length >= MAX_SHARED_STRINGS) throw new TableError('unzipped_too_large', limitWords.sharedStrings());
+        strings.push(current);
+      }
     },
   );
   return strings;

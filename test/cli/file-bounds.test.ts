@@ -35,6 +35,13 @@ test('presend batch FILE refuses a file past PRESEND_FILE_MAX_ROWS, and a workbo
   assert.match(cell.stderr, /line 1: a cell is longer than 32,767 characters/);
 });
 
+test('presend batch - (stdin) stops copying its input past PRESEND_FILE_MAX_MB, with exit 6', async () => {
+  const input = `email\n${'u@example.com\n'.repeat(100_000)}`;
+  const run = await runCli(['batch', '-'], { ...caller, PRESEND_FILE_MAX_MB: '1' }, input);
+  assert.equal(run.code, 6, run.stderr);
+  assert.match(run.stderr, /larger than 1 MB, the most Presend reads \(PRESEND_FILE_MAX_MB\)/);
+});
+
 test('presend lists import refuses the same files with exit 6 and stores no list', async () => {
   const env = { PRESEND_DATABASE_URL: `sqlite:${join(dir, 'p.db')}`, PRESEND_LOG_LEVEL: 'warn' };
   assert.equal((await runCli(['accounts', 'create', 'acme'], env)).code, 0);

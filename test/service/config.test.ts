@@ -76,6 +76,13 @@ for (const [variable, value] of [
   });
 }
 
+test('a bad PRESEND_DATABASE_URL is named in the error without its password', () => {
+  assert.throws(
+    () => loadConfig({ PRESEND_DATABASE_URL: 'mysql://presend:s3cret-pass@db.internal/presend' }),
+    (err: unknown) => err instanceof ConfigError && err.message.includes('mysql://presend:[redacted]@db.internal/presend') && !err.message.includes('s3cret-pass'),
+  );
+});
+
 test('a command-line flag is validated like the variable it stands for', () => {
   assert.equal(loadCommandConfig({ PRESEND_PORT: '9090', PRESEND_HOST: undefined }).port, 9090);
   assert.throws(() => loadCommandConfig({ PRESEND_PORT: 'eighty' }), (err: unknown) => err instanceof ConfigError && err.variable === 'PRESEND_PORT');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { loadTableLimits } from '../../config.js';
-import { parseDelimiterOption, type TableOptions } from '../../files/index.js';
+import { boundedBytes, parseDelimiterOption, type TableOptions } from '../../files/index.js';
 import { UsageError } from '../output/exit-codes.js';
 
 export interface TableFlags {
@@ -31,8 +31,16 @@ export async function inputFile(file: string): Promise<InputFile> {
   if (file !== '-') return { path: file, name: file, remove: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), 'presend-stdin-'));
   const path = join(dir, 'stdin');
-  await pipeline(process.stdin, createWriteStream(path));
-  return { path, name: 'stdin', remove: () => rm(dir, { recursive: true, force: true }) };
+  const remove = () => rm(dir, { recursive: true, force: true });
+  // The copy is bounded like any file read (PRESEND_FILE_MAX_MB): a pipe that never ends must not fill the disk.
+  const limits = loadTableLimits();
+  try {
+    await pipeline(process.stdin, (source: AsyncIterable<Buffer>) => boundedBytes(source, limits), createWriteStream(path));
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { path, name: 'stdin', remove };
 }
 
 /** How to read the file: the flags, and the bounds of every reading (PRESEND_FILE_MAX_MB and the others, src/config.ts). */

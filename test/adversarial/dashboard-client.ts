@@ -120,4 +120,10 @@ export class DashboardBrowser {
   async listPage(id: string): Promise<string> {
     return (await this.#fetch(`/dashboard/lists/${id}`)).text();
   }
+
+  /** A download: status, content type and the bytes. */
+  async download(path: string): Promise<{ status: number; type: string; body: Buffer }> {
+    const res = await this.#fetch(path);
+    return { status: res.status, type: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) };
+  }
 }

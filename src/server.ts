@@ -129,6 +129,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     uploads,
     now,
     maxUploadBytes: config.dashboardMaxUploadBytes,
+    tableLimits: config.tableLimits,
   });
 
   let worker: BatchRunner | null = null;

@@ -11,6 +11,7 @@ import { formToken } from './csrf.js';
 import { takeFlash } from './flash.js';
 import { page } from './layout.js';
 import type { PageContext } from './layout.js';
+import type { TableLimits } from '../files/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,6 +33,8 @@ export interface DashboardDeps {
   now: () => Date;
   /** The largest file an upload may be (bytes). */
   maxUploadBytes: number;
+  /** The bounds of reading a table (config.tableLimits): an upload's stored file is read back with the same ones. */
+  tableLimits?: TableLimits;
 }
 
 export const SESSION_COOKIE = 'presend_session';

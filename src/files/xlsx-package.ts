@@ -168,7 +168,8 @@ export async function readSharedStrings(pkg: XlsxPackage): Promise<string[]> {
       else if (name === 'rPh') inPhonetic = false;
       else if (name === 'si') {
         if (strings.length >= MAX_SHARED_STRINGS) throw new TableError('unzipped_too_large', limitWords.sharedStrings());
-        strings.push(current);
+        // A copy of its own: the parser's text is a slice of a whole chunk, which a kept slice would keep alive.
+        strings.push(Buffer.from(current, 'utf8').toString('utf8'));
       }
     },
   );

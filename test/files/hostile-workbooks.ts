@@ -30,12 +30,14 @@ export const inlineCell = (ref: string, text: string) => `<c r="${ref}" t="inlin
 
 /**
  * Writes a workbook whose sheet part is the text `sheet` yields (and, when given, a shared
- * strings part); deflated at level 1, the fastest, since the point is the unpacked size.
+ * strings part, as text or yielded); deflated at level 1, the fastest, since the point is the
+ * unpacked size.
  */
-export async function writeWorkbook(path: string, sheet: () => AsyncIterable<string> | Iterable<string>, sharedStrings?: string): Promise<void> {
+export async function writeWorkbook(path: string, sheet: () => AsyncIterable<string> | Iterable<string>, sharedStrings?: string | (() => Iterable<string>)): Promise<void> {
   const zip = new yazl.ZipFile();
   for (const [name, content] of Object.entries(PARTS)) zip.addBuffer(Buffer.from(content), name);
-  if (sharedStrings !== undefined) zip.addBuffer(Buffer.from(sharedStrings), 'xl/sharedStrings.xml');
+  if (typeof sharedStrings === 'string') zip.addBuffer(Buffer.from(sharedStrings), 'xl/sharedStrings.xml');
+  else if (sharedStrings) zip.addReadStream(Readable.from(sharedStrings()), 'xl/sharedStrings.xml', { compressionLevel: 1 });
   zip.addReadStream(Readable.from(sheet()), 'xl/worksheets/sheet1.xml', { compressionLevel: 1 });
   zip.end();
   const out = createWriteStream(path);

@@ -125,6 +125,23 @@ describe('table bounds', () => {
     await refused({ path: xlsx }, 'too_many_cells', /16,384/);
   });
 
+  test('shared strings past 128 MB are refused from the zip directory, before one is held', async () => {
+    const xlsx = join(dir, 'shared-strings.xlsx');
+    await writeWorkbook(
+      xlsx,
+      function* () {
+        yield `${SHEET_HEAD}<row r="1"><c r="A1" t="s"><v>0</v></c></row>${SHEET_TAIL}`;
+      },
+      function* () {
+        yield '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">';
+        const block = '<si><t>someone@example.com</t></si>'.repeat(30_000);
+        for (let written = 0; written <= 128 * 1024 * 1024; written += block.length) yield block;
+        yield '</sst>';
+      },
+    );
+    await refused({ path: xlsx }, 'unzipped_too_large', /shared strings are more than 128 MB or 4,000,000 strings/);
+  });
+
   test('a workbook that unpacks past PRESEND_XLSX_MAX_UNZIPPED_MB is refused from its zip directory, before anything is unpacked', async () => {
     const xlsx = join(dir, 'unzipped.xlsx');
     // 8 MiB of sheet in a file of a few kilobytes.

@@ -32,9 +32,18 @@ export default tseslint.config(
     ),
   },
   {
+    // Every CSV line is written by src/files/table-writer.ts, which escapes formulas (formula-escape.ts).
+    files: ['src/cli/**/*.ts', 'src/dashboard/**/*.ts', 'src/api/**/*.ts', 'src/mcp/**/*.ts', 'src/files/**/*.ts'],
+    ignores: ['src/files/table-writer.ts'],
+    rules: noImportOf([['csv-stringify', 'csv-stringify/*']], 'Write CSV through src/files (csvRecord, createCsvWriter): one writer path, which escapes formulas.'),
+  },
+  {
     // Error codes live in the service; their HTTP statuses only in src/api.
     files: ['src/service/**/*.ts', 'src/store/**/*.ts', 'src/queue/**/*.ts'],
-    rules: noImportOf([['**/api/**', '**/cli/**', '**/mcp/**', 'fastify', '@fastify/*']], 'Layers point down: the service, store and queue never import src/api, src/cli or src/mcp.'),
+    rules: noImportOf(
+      [['**/api/**', '**/cli/**', '**/mcp/**', 'fastify', '@fastify/*', 'csv-stringify', 'csv-stringify/*']],
+      'Layers point down: the service, store and queue never import src/api, src/cli or src/mcp (and write CSV through src/files).',
+    ),
   },
   {
     // The SDK imports the wire schemas and nothing else of the server, so its bundle stays small.

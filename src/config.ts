@@ -8,6 +8,7 @@
 import { hostname } from 'node:os';
 import { parsePrivateMxAllowance, type PrivateMxAllowance } from './core/dns/address-safety.js';
 import { heloNameProblem } from './core/helo-name.js';
+import { DEFAULT_TABLE_LIMITS, MB, type TableLimits } from './files/limits.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -125,8 +126,20 @@ export interface PresendConfig {
    * are `Secure` and its sign-in throttling counts per client address as these say.
    */
   trustProxy: boolean | number | string[];
+  /**
+   * Open connections of this process (PRESEND_MAX_CONNECTIONS) and of one client address
+   * (PRESEND_MAX_CONNECTIONS_PER_CLIENT, 0 for none), kept at the socket (src/api/connection-caps.ts).
+   */
+  maxConnections: number;
+  maxConnectionsPerClient: number;
   /** The largest file the dashboard accepts for a list (PRESEND_DASHBOARD_MAX_UPLOAD_MB). */
   dashboardMaxUploadBytes: number;
+  /**
+   * The bounds of every table reading — `presend batch FILE`, `presend lists import`, dashboard
+   * uploads and their stored-file imports (PRESEND_FILE_MAX_MB, PRESEND_FILE_MAX_ROWS,
+   * PRESEND_XLSX_MAX_UNZIPPED_MB; src/files/limits.ts has the fixed ones).
+   */
+  tableLimits: TableLimits;
   /**
    * The most entries a stored list may have (PRESEND_LIST_MAX_ENTRIES): an import stops (the list
    * is marked failed) and a batch over a longer list is refused `list_too_large` (422) beyond it.
@@ -182,7 +195,9 @@ function badValue(env: Env, name: string, expected: string): never {
 
 function validateDatabaseUrl(url: string): string {
   if (url.startsWith('sqlite:') || url.startsWith('postgres://') || url.startsWith('postgresql://')) return url;
-  throw new ConfigError('PRESEND_DATABASE_URL', `expected sqlite:PATH, sqlite::memory: or postgres://…, got "${url}"`);
+  // The message is printed and may be logged: a password in the URL is not repeated in it.
+  const shown = url.replace(/^([a-z][\w+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:[redacted]@');
+  throw new ConfigError('PRESEND_DATABASE_URL', `expected sqlite:PATH, sqlite::memory: or postgres://…, got "${shown}"`);
 }
 
 function validateHelo(name: string | undefined): string | null {
@@ -225,6 +240,30 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
   const entries = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (entries.every((e) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e))) return entries;
   throw new ConfigError('PRESEND_TRUST_PROXY', `expected true, false, a hop count or a comma list of addresses/CIDR ranges, got "${value}"`);
+}
+
+/** Per client at most 256 connections by default, and never more than the whole process has. */
+function connectionCaps(env: Env): Pick<PresendConfig, 'maxConnections' | 'maxConnectionsPerClient'> {
+  const maxConnections = parseIntVar(env, 'PRESEND_MAX_CONNECTIONS', 10_000, 1, 1_000_000);
+  const perClient = parseIntVar(env, 'PRESEND_MAX_CONNECTIONS_PER_CLIENT', null, 0, 1_000_000);
+  if (perClient !== null && perClient > maxConnections) {
+    throw new ConfigError('PRESEND_MAX_CONNECTIONS_PER_CLIENT', `must not exceed PRESEND_MAX_CONNECTIONS (${maxConnections}), got ${perClient}; 0 turns the per-client cap off`);
+  }
+  return { maxConnections, maxConnectionsPerClient: perClient ?? Math.min(256, maxConnections) };
+}
+
+/**
+ * The bounds of reading a table file, alone: the commands that read a file for the API (`presend
+ * batch FILE`) need these and none of the server's settings. Rows default to twice the longest
+ * list (PRESEND_LIST_MAX_ENTRIES), at least 2,000,000: a file may hold blank and invalid rows too.
+ */
+export function loadTableLimits(env: Env = process.env): TableLimits {
+  const listMax = parseIntVar(env, 'PRESEND_LIST_MAX_ENTRIES', 1_000_000, 1, 100_000_000);
+  return {
+    maxBytes: parseIntVar(env, 'PRESEND_FILE_MAX_MB', DEFAULT_TABLE_LIMITS.maxBytes / MB, 1, 102_400) * MB,
+    maxRows: parseIntVar(env, 'PRESEND_FILE_MAX_ROWS', Math.max(DEFAULT_TABLE_LIMITS.maxRows, 2 * listMax), 1, 1_000_000_000),
+    maxUnzippedBytes: parseIntVar(env, 'PRESEND_XLSX_MAX_UNZIPPED_MB', DEFAULT_TABLE_LIMITS.maxUnzippedBytes / MB, 1, 102_400) * MB,
+  };
 }
 
 /**
@@ -297,7 +336,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     sandboxSlowDelayMs: parseIntVar(env, 'PRESEND_SANDBOX_SLOW_DELAY_MS', null, 0, 3_600_000),
     logLevel: env.PRESEND_LOG_LEVEL?.trim() || 'info',
     trustProxy: parseTrustProxy(env.PRESEND_TRUST_PROXY),
+    ...connectionCaps(env),
     dashboardMaxUploadBytes: parseIntVar(env, 'PRESEND_DASHBOARD_MAX_UPLOAD_MB', 100, 1, 10_240) * 1024 * 1024,
+    tableLimits: loadTableLimits(env),
     listMaxEntries: parseIntVar(env, 'PRESEND_LIST_MAX_ENTRIES', 1_000_000, 1, 100_000_000),
     accountMaxOutstanding: parseIntVar(env, 'PRESEND_ACCOUNT_MAX_OUTSTANDING', 2_000_000, 1, 1_000_000_000),
     listFillChunk: parseIntVar(env, 'PRESEND_LIST_FILL_CHUNK', 500, 10, 100_000),

@@ -117,9 +117,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     trustProxy: config.trustProxy,
     readyTimeoutMs: config.readyTimeoutMs,
+    connectionCaps: { total: config.maxConnections, perClient: config.maxConnectionsPerClient },
   });
   // The owners' dashboard (docs/design.md §7): pages over the same services; no route under /v1.
-  const uploads = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }), leaseMs: config.leaseMs, maxEntries: config.listMaxEntries });
+  const uploads = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }), leaseMs: config.leaseMs, maxEntries: config.listMaxEntries, tableLimits: config.tableLimits });
   await app.register(dashboardPlugin, {
     prefix: '/dashboard',
     backend,
@@ -131,6 +132,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     now,
     maxUploadBytes: config.dashboardMaxUploadBytes,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
+    tableLimits: config.tableLimits,
   });
 
   let worker: BatchRunner | null = null;

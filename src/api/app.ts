@@ -25,6 +25,8 @@ import { verifyRoute } from './routes/verify.js';
 import { requestRoutes } from './routes/requests.js';
 import { opsRoutes } from './routes/ops.js';
 import { openapiOptions } from './openapi.js';
+import { loggedUrl } from './logged-url.js';
+import { capConnections, type ConnectionCaps } from './connection-caps.js';
 
 export interface AppDeps {
   backend: Pick<Backend, 'accounts' | 'rateLimits' | 'ping' | 'probeWrite'>;
@@ -45,6 +47,8 @@ export interface AppDeps {
   trustProxy?: boolean | number | string[];
   /** How long /readyz waits for the store (default 2 s). */
   readyTimeoutMs?: number;
+  /** Caps on open connections, overall and per client address (config.maxConnections…); none when absent. */
+  connectionCaps?: ConnectionCaps;
 }
 
 /**
@@ -145,7 +149,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? 60_000;
   const app = Fastify({
-    // Keys never reach the logs (docs/design.md §3): the logger redacts them (src/logger.ts).
+    // Keys never reach the logs (docs/design.md §3): the logger redacts them (src/logger.ts), and
+    // the request log shows URLs redacted by route (logged-url.ts).
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One log line per request, written by the onResponse hook below, instead of Fastify's two
     // (logging was ≈ 8 % of the server's time under load, BENCHMARKS.md §3). Through the log
@@ -177,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
   });
+  if (deps.connectionCaps) capConnections(app.server, deps.connectionCaps);
   app.decorateRequest('apiKey', null);
   const parseJson = app.getDefaultJsonParser('error', 'error');
   // JSON only: Fastify's built-in text/plain parser would hand a string to the schema ("body must be object").
@@ -204,7 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const route = request.routeOptions.url ?? 'unmatched';
     deps.metrics.observeRequest(request.method, route, reply.statusCode, seconds);
     request.log.info(
-      { method: request.method, route, url: request.url, statusCode: reply.statusCode, responseTimeMs: Math.round(seconds * 1e4) / 10, remoteAddress: request.ip },
+      { method: request.method, route, url: loggedUrl(request), statusCode: reply.statusCode, responseTimeMs: Math.round(seconds * 1e4) / 10, remoteAddress: request.ip },
       'request completed',
     );
   });

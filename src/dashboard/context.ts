@@ -12,6 +12,7 @@ import { formToken } from './csrf.js';
 import { takeFlash } from './flash.js';
 import { page } from './layout.js';
 import type { PageContext } from './layout.js';
+import type { TableLimits } from '../files/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,6 +36,8 @@ export interface DashboardDeps {
   maxUploadBytes: number;
   /** PRESEND_ALLOW_PRIVATE_WEBHOOKS: which endpoint addresses an owner may register. */
   allowPrivateWebhooks: PrivateMxAllowance;
+  /** The bounds of reading a table (config.tableLimits): an upload's stored file is read back with the same ones. */
+  tableLimits?: TableLimits;
 }
 
 export const SESSION_COOKIE = 'presend_session';

@@ -12,7 +12,7 @@
 import type { Writable } from 'node:stream';
 import { renderResultItem } from '../api/render.js';
 import { createTableWriter, openTable, summariseResult, writeJoinedTable } from '../files/index.js';
-import type { OpenedTable, ResultSummary, RowSet, TableLayout } from '../files/index.js';
+import type { OpenedTable, ResultSummary, RowSet, TableLayout, TableLimits } from '../files/index.js';
 import type { TableRow } from '../files/table-row.js';
 import type { BatchesRole, ListFilesRole } from '../store/backend.js';
 import type { StoredLayout } from '../service/list-uploads.js';
@@ -69,7 +69,7 @@ function addressTable(emails: readonly string[]): OpenedTable {
 
 export async function resultsFile(
   deps: { batches: BatchesRole; listFiles: ListFilesRole },
-  input: { accountId: string; requestId: string; listId: string | null; only?: ReadonlySet<RowSet> },
+  input: { accountId: string; requestId: string; listId: string | null; only?: ReadonlySet<RowSet>; limits?: TableLimits },
 ): Promise<ResultsFile> {
   const results = await summaries(deps.batches, input.accountId, input.requestId);
   const only = input.only && input.only.size > 0 ? input.only : undefined;
@@ -81,7 +81,8 @@ export async function resultsFile(
       fileName: named(file.fileName, only, xlsx ? 'xlsx' : (file.fileName.match(/\.(csv|tsv|txt)$/i)?.[1]?.toLowerCase() ?? 'csv')),
       contentType: xlsx ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' : 'text/csv; charset=utf-8',
       async write(out) {
-        const table = await openTable({ stream: deps.listFiles.readFile(file.listId) }, { layout: stored.layout });
+        // Read back within the bounds it was imported under (a raised PRESEND_FILE_MAX_ROWS, say).
+        const table = await openTable({ stream: deps.listFiles.readFile(file.listId) }, { layout: stored.layout, ...(input.limits ? { limits: input.limits } : {}) });
         const { layout } = stored;
         // The input's own dialect; Excel reads UTF-8 CSV as UTF-8 only with a BOM, so one is added for files that came in another encoding.
         const style = { delimiter: layout.delimiter ?? ',', lineEnding: layout.lineEnding, bom: layout.bom || (layout.encoding !== null && layout.encoding !== 'utf-8') };

@@ -10,10 +10,9 @@
 import { Readable } from 'node:stream';
 import { CsvError, parse, type Options } from 'csv-parse';
 import { TableError } from './errors.js';
+import { limitWords, MAX_ROW_CHARS } from './limits.js';
 import type { TableRow } from './table-row.js';
 
-/** A record this long is a quote that swallowed the rest of the file; memory stays bounded. */
-export const MAX_ROW_CHARS = 1024 * 1024;
 
 function explain(error: CsvError, recordStart: number, overCounted: number): TableError {
   const at = typeof error.lines === 'number' ? Math.max(recordStart, error.lines - overCounted) : recordStart;
@@ -21,7 +20,8 @@ function explain(error: CsvError, recordStart: number, overCounted: number): Tab
     case 'CSV_QUOTE_NOT_CLOSED':
       return new TableError('unclosed_quote', 'a quoted cell starts in this row and its closing quote (") never comes', recordStart, { cause: error });
     case 'CSV_MAX_RECORD_SIZE':
-      return new TableError('row_too_long', `a row starting here is longer than ${MAX_ROW_CHARS} characters; usually a quote (") that is never closed`, recordStart, { cause: error });
+      // A record this long is a quote that swallowed the rest of the file; csv-parse stops there, so memory stays bounded.
+      return new TableError('row_too_long', limitWords.row(), recordStart, { cause: error });
     case 'CSV_INVALID_CLOSING_QUOTE':
       return new TableError('invalid_quote', 'a quoted cell is followed by more text before the next delimiter; double a quote inside a quoted cell ("")', at, { cause: error });
     default:

@@ -16,8 +16,13 @@ export type TableErrorCode =
   | 'no_email_column'
   | 'unknown_column'
   | 'empty_file'
-  /** More addresses than a list may have (PRESEND_LIST_MAX_ENTRIES). */
-  | 'too_many_rows';
+  /** More addresses than a list may have (PRESEND_LIST_MAX_ENTRIES), or more rows than a file may have (PRESEND_FILE_MAX_ROWS). */
+  | 'too_many_rows'
+  /** The bounds of limits.ts: no file makes a reader hold more than a bounded amount of memory. */
+  | 'file_too_large'
+  | 'unzipped_too_large'
+  | 'too_many_cells'
+  | 'cell_too_long';
 
 export class TableError extends Error {
   override readonly name = 'TableError';

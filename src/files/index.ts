@@ -9,6 +9,8 @@ export type { OpenedTable, TableInput, TableLayout, TableOptions } from './open-
 export type { TableRow } from './table-row.js';
 export { isBlankRow } from './table-row.js';
 export { TableError } from './errors.js';
+export { boundedBytes, DEFAULT_TABLE_LIMITS, MAX_CELL_CHARS, MAX_CELLS_PER_ROW, MAX_ROW_CHARS } from './limits.js';
+export type { TableLimits } from './limits.js';
 export type { TableErrorCode } from './errors.js';
 export { delimiterName, parseDelimiterOption } from './delimiter.js';
 export { AddressRows, describeSyntaxError } from './address-rows.js';
@@ -18,7 +20,7 @@ export type { ResultColumn, ResultSummary } from './result-columns.js';
 export { ROW_SETS, parseRowSets, rowSet } from './only-filter.js';
 export type { RowSet } from './only-filter.js';
 export { escapeFormula } from './formula-escape.js';
-export { TABLE_FORMATS, createTableWriter, createCsvWriter, endWritable, writeChunk } from './table-writer.js';
+export { TABLE_FORMATS, createTableWriter, createCsvWriter, csvRecord, endWritable, writeChunk } from './table-writer.js';
 export type { CsvStyle, TableFormat, TableWriter } from './table-writer.js';
 export { createXlsxWriter } from './xlsx-writer.js';
 export { createOutputFile } from './output-file.js';

@@ -4,7 +4,9 @@
  * encoding, delimiter, header, address column). Text tables stream straight through; an XLSX
  * workbook needs random access to its zip directory, so a streamed one is first written to a
  * temporary file (removed when its rows are done). Pass the layout of a first reading back
- * (`options.layout`) to read the same file again exactly the same way.
+ * (`options.layout`) to read the same file again exactly the same way. Every reading keeps the
+ * bounds of limits.ts (`options.limits`, else the defaults): bytes, rows, cells per row, a
+ * cell's and a row's characters, and for a workbook its unpacked size.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -16,6 +18,7 @@ import { readDelimitedRows } from './delimited-rows.js';
 import { sniffDelimiter, sniffLineEnding } from './delimiter.js';
 import { TableError } from './errors.js';
 import { chooseColumn } from './layout.js';
+import { boundedBytes, DEFAULT_TABLE_LIMITS, limitWords, MAX_CELL_CHARS, MAX_CELLS_PER_ROW, type TableLimits } from './limits.js';
 import type { TableRow } from './table-row.js';
 import { decodeText, inputKind, peek, sniffEncoding, type TextEncodingName } from './text-input.js';
 import { readXlsxRows } from './xlsx-rows.js';
@@ -36,6 +39,8 @@ export interface TableOptions {
   sheet?: string;
   /** The layout of an earlier reading of the same file: read it again the same way. */
   layout?: TableLayout;
+  /** The bounds of the reading (default DEFAULT_TABLE_LIMITS). */
+  limits?: TableLimits;
 }
 
 export interface TableLayout {
@@ -65,11 +70,12 @@ export interface OpenedTable {
 
 type Dialect = Pick<TableLayout, 'format' | 'encoding' | 'bom' | 'delimiter' | 'lineEnding' | 'sheet'>;
 
-async function sourceChunks(input: TableInput): Promise<AsyncIterable<Uint8Array>> {
-  if ('stream' in input) return input.stream;
+async function sourceChunks(input: TableInput, limits: TableLimits): Promise<AsyncIterable<Uint8Array>> {
+  if ('stream' in input) return boundedBytes(input.stream, limits);
   try {
     const info = await stat(input.path);
     if (info.isDirectory()) throw new TableError('unreadable', `${input.path} is a folder, not a file`);
+    if (info.size > limits.maxBytes) throw new TableError('file_too_large', limitWords.bytes(limits));
   } catch (error) {
     if (error instanceof TableError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -77,7 +83,7 @@ async function sourceChunks(input: TableInput): Promise<AsyncIterable<Uint8Array
     if (code === 'EACCES') throw new TableError('unreadable', `no permission to read ${input.path}`, null, { cause: error });
     throw new TableError('unreadable', `cannot read ${input.path}: ${code ?? String(error)}`, null, { cause: error });
   }
-  return createReadStream(input.path);
+  return boundedBytes(createReadStream(input.path), limits);
 }
 
 async function spool(chunks: AsyncIterable<Uint8Array>): Promise<{ path: string; remove: () => Promise<void> }> {
@@ -101,11 +107,29 @@ async function* withCleanup(rows: AsyncGenerator<TableRow>, cleanup: () => Promi
   }
 }
 
+/** The bounds that hold for every row of either format, checked as each row is handed on. */
+async function* boundedRows(rows: AsyncGenerator<TableRow>, limits: TableLimits): AsyncGenerator<TableRow> {
+  let count = 0;
+  for await (const row of rows) {
+    count += 1;
+    if (count > limits.maxRows) throw new TableError('too_many_rows', limitWords.rows(limits), row.line);
+    if (row.cells.length > MAX_CELLS_PER_ROW) throw new TableError('too_many_cells', limitWords.cells(), row.line);
+    if (row.cells.some((cell) => cell.length > MAX_CELL_CHARS)) throw new TableError('cell_too_long', limitWords.cell(), row.line);
+    yield row;
+  }
+}
+
 async function readRows(input: TableInput, options: TableOptions): Promise<{ dialect: Dialect; rows: AsyncGenerator<TableRow> }> {
-  const peeked = await peek(await sourceChunks(input));
+  const read = await readFormat(input, options);
+  return { ...read, rows: boundedRows(read.rows, options.limits ?? DEFAULT_TABLE_LIMITS) };
+}
+
+async function readFormat(input: TableInput, options: TableOptions): Promise<{ dialect: Dialect; rows: AsyncGenerator<TableRow> }> {
+  const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
+  const peeked = await peek(await sourceChunks(input, limits));
   if (inputKind(peeked.head) === 'xlsx') {
     const sheetOption = options.layout?.sheet ?? options.sheet;
-    const sheetOptions = sheetOption !== undefined && sheetOption !== null ? { sheet: sheetOption } : {};
+    const sheetOptions = { limits, ...(sheetOption !== undefined && sheetOption !== null ? { sheet: sheetOption } : {}) };
     let read;
     if ('path' in input) {
       for await (const chunk of peeked.chunks) void chunk; // closes the read stream; yauzl opens the file itself

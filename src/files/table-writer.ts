@@ -1,7 +1,9 @@
 /**
  * Writing a table: CSV (csv-stringify) or XLSX (xlsx-writer.ts), one row at a time with
  * back-pressure, every cell escaped against formula injection (formula-escape.ts) — the
- * writers do it, so no caller can forget.
+ * writers do it, so no caller can forget. Every CSV line Presend writes (the CLI's exports, the
+ * dashboard's results files and ledger) is made by `csvRecord` here; the lint configuration lets
+ * no other module import csv-stringify.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
@@ -35,13 +37,20 @@ export async function endWritable(stream: Writable): Promise<void> {
   await once(stream, 'finish');
 }
 
+const UNIX_STYLE: Pick<CsvStyle, 'delimiter' | 'lineEnding'> = { delimiter: ',', lineEnding: '\n' };
+
+/** One CSV record, its cells escaped against formula injection. */
+export function csvRecord(cells: readonly string[], style: Pick<CsvStyle, 'delimiter' | 'lineEnding'> = UNIX_STYLE): string {
+  return stringify([cells.map(escapeFormula)], { delimiter: style.delimiter, record_delimiter: style.lineEnding === '\r\n' ? 'windows' : 'unix' });
+}
+
 export function createCsvWriter(out: Writable, style: CsvStyle, options: { endStream?: boolean } = {}): TableWriter {
   let started = false;
   return {
     async writeRow(cells) {
       if (!started && style.bom) await writeChunk(out, '\ufeff');
       started = true;
-      await writeChunk(out, stringify([cells.map(escapeFormula)], { delimiter: style.delimiter, record_delimiter: style.lineEnding === '\r\n' ? 'windows' : 'unix' }));
+      await writeChunk(out, csvRecord(cells, style));
     },
     async finish() {
       if (!started && style.bom) await writeChunk(out, '\ufeff');

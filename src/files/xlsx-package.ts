@@ -9,14 +9,15 @@
  * files too, and its npm releases are no longer maintained. Here the zip is read through its
  * central directory with yauzl (so the order of the entries does not matter, the way a zip is
  * meant to be read) and the XML with saxes, a streaming parser: memory holds the shared
- * strings, which the format requires, and one chunk of the sheet at a time.
+ * strings, which the format requires, and one chunk of the sheet at a time. The bounds of
+ * limits.ts hold throughout: the parts' uncompressed sizes are read from the zip's central
+ * directory before anything is unpacked (yauzl fails an entry that unpacks to more than its
+ * directory says), and the parser may hold no more than one bounded piece of markup or text.
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { TableError } from './errors.js';
-
-/** Shared strings beyond this (uncompressed) are refused rather than held in memory. */
-const MAX_SHARED_STRINGS_BYTES = 512 * 1024 * 1024;
+import { limitWords, MAX_CELL_CHARS, MAX_SHARED_STRINGS, MAX_SHARED_STRINGS_BYTES, MAX_XML_ATTRIBUTES, MAX_XML_DEPTH, MAX_XML_TOKEN_CHARS, type TableLimits } from './limits.js';
 
 export interface XlsxPackage {
   zip: ZipFile;
@@ -45,8 +46,44 @@ export async function* partText(pkg: XlsxPackage, name: string): AsyncGenerator<
   if (!entry) return;
   const stream = await pkg.zip.openReadStreamPromise(entry);
   const decoder = new TextDecoder('utf-8');
-  for await (const chunk of stream as AsyncIterable<Buffer>) yield decoder.decode(chunk, { stream: true });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) yield decoder.decode(chunk, { stream: true });
+  } catch (error) {
+    // yauzl: a part that unpacks to more (or less) than the zip's directory says, or a broken deflate stream.
+    throw new TableError('malformed_xlsx', `${name} cannot be unpacked (${(error as Error).message})`, null, { cause: error });
+  }
   yield decoder.decode();
+}
+
+/**
+ * Refuses, before any is unpacked, a workbook whose parts that a reading needs unpack to more
+ * than `limits.maxUnzippedBytes` together, by the sizes of the zip's central directory.
+ */
+export function checkUnzippedSize(pkg: XlsxPackage, parts: readonly string[], limits: TableLimits): void {
+  let total = 0;
+  for (const part of new Set(parts)) total += pkg.entries.get(part)?.uncompressedSize ?? 0;
+  if (total > limits.maxUnzippedBytes) throw new TableError('unzipped_too_large', limitWords.unzipped(limits, total));
+}
+
+/** What saxes holds between events (private fields of saxes 6, pinned in package.json): read to bound them. */
+interface SaxesBuffers {
+  text: string;
+  name: string;
+  tags: unknown[];
+  attribList: unknown[];
+}
+
+/**
+ * Bounds what the parser holds. saxes gathers a text node, a comment, a CDATA section or an
+ * attribute value whole, across writes, before it hands it on; each write adds at most one
+ * chunk, so checking after every write keeps it within MAX_XML_TOKEN_CHARS plus one chunk.
+ */
+export function checkParserHolds(parser: SaxesParser, part: string, line: number | null): void {
+  const held = parser as unknown as SaxesBuffers;
+  if (held.text.length > MAX_XML_TOKEN_CHARS) throw new TableError('cell_too_long', limitWords.cell(), line);
+  if (held.name.length > MAX_XML_TOKEN_CHARS || held.tags.length > MAX_XML_DEPTH || held.attribList.length > MAX_XML_ATTRIBUTES) {
+    throw new TableError('malformed_xlsx', `${part} is not a spreadsheet part (an element name, nesting or attribute list beyond any spreadsheet's)`, line);
+  }
 }
 
 /** `x:row` and `row` alike: some writers (the .NET Open XML SDK) prefix SpreadsheetML tags. */
@@ -68,6 +105,7 @@ export async function scanPart(pkg: XlsxPackage, name: string, onOpen: TagHandle
   for await (const text of partText(pkg, name)) {
     parser.write(text);
     if (failure) throw new TableError('malformed_xlsx', `${name} is not well-formed XML`, null, { cause: failure });
+    checkParserHolds(parser, name, null);
   }
   parser.close();
 }
@@ -105,7 +143,7 @@ export async function readWorkbook(pkg: XlsxPackage): Promise<{ sheets: SheetRef
 export async function readSharedStrings(pkg: XlsxPackage): Promise<string[]> {
   const entry = pkg.entries.get('xl/sharedStrings.xml');
   if (!entry) return [];
-  if (entry.uncompressedSize > MAX_SHARED_STRINGS_BYTES) throw new TableError('malformed_xlsx', 'the workbook\'s shared strings are too large to read');
+  if (entry.uncompressedSize > MAX_SHARED_STRINGS_BYTES) throw new TableError('unzipped_too_large', limitWords.sharedStrings());
   const strings: string[] = [];
   let current = '';
   let inText = false;
@@ -121,12 +159,18 @@ export async function readSharedStrings(pkg: XlsxPackage): Promise<string[]> {
       else if (name === 'rPh') inPhonetic = true;
     },
     (text) => {
-      if (inText && !inPhonetic) current += text;
+      if (!inText || inPhonetic) return;
+      if (current.length + text.length > MAX_CELL_CHARS) throw new TableError('cell_too_long', `${limitWords.cell()} (shared string ${strings.length + 1})`);
+      current += text;
     },
     (name) => {
       if (name === 't') inText = false;
       else if (name === 'rPh') inPhonetic = false;
-      else if (name === 'si') strings.push(current);
+      else if (name === 'si') {
+        if (strings.length >= MAX_SHARED_STRINGS) throw new TableError('unzipped_too_large', limitWords.sharedStrings());
+        // A copy of its own: the parser's text is a slice of a whole chunk, which a kept slice would keep alive.
+        strings.push(Buffer.from(current, 'utf8').toString('utf8'));
+      }
     },
   );
   return strings;

@@ -5,16 +5,17 @@
  * stored, booleans TRUE/FALSE, error values (#N/A) as shown, formulas by their cached value,
  * and numbers in a date style as ISO 8601 dates (times when there is a time of day). Missing
  * rows (Excel writes no element for an empty row) come out as blank rows, so the row number
- * is the sheet's.
+ * is the sheet's. The bounds of limits.ts hold while a row is gathered, not after: a cell's
+ * text, a row's characters and cells, and the sheet's rows.
  */
 import { SaxesParser } from 'saxes';
 import { TableError } from './errors.js';
 import type { TableRow } from './table-row.js';
-import { localName, openXlsx, partText, readDateStyles, readSharedStrings, readWorkbook, type XlsxPackage } from './xlsx-package.js';
+import { DEFAULT_TABLE_LIMITS, limitWords, MAX_CELL_CHARS, MAX_CELLS_PER_ROW, MAX_ROW_CHARS, type TableLimits } from './limits.js';
+import { checkParserHolds, checkUnzippedSize, localName, openXlsx, partText, readDateStyles, readSharedStrings, readWorkbook, type XlsxPackage } from './xlsx-package.js';
 
-/** ECMA-376: a sheet has at most 1,048,576 rows and 16,384 columns. */
+/** ECMA-376: a sheet has at most 1,048,576 rows (and 16,384 columns, MAX_CELLS_PER_ROW). */
 const MAX_ROW = 1_048_576;
-const MAX_COLUMN = 16_384;
 
 const DAY_MS = 86_400_000;
 /** Serial day 0 of the 1900 date system is 1899-12-30 (Excel counts 1900-02-29, which never was). */
@@ -47,6 +48,7 @@ interface CellState {
 export interface XlsxSheetOptions {
   /** A sheet name; default the first visible sheet. */
   sheet?: string;
+  limits?: TableLimits;
 }
 
 export interface XlsxRows {
@@ -57,27 +59,35 @@ export interface XlsxRows {
 export async function readXlsxRows(path: string, options: XlsxSheetOptions = {}): Promise<XlsxRows> {
   const pkg = await openXlsx(path);
   try {
+    checkUnzippedSize(pkg, ['xl/workbook.xml', 'xl/_rels/workbook.xml.rels'], options.limits ?? DEFAULT_TABLE_LIMITS);
     const { sheets, date1904 } = await readWorkbook(pkg);
     const sheet = options.sheet !== undefined ? sheets.find((s) => s.name === options.sheet) : (sheets.find((s) => !s.hidden) ?? sheets[0]);
     if (!sheet) throw new TableError('malformed_xlsx', `no sheet named "${options.sheet}"; the workbook has ${sheets.map((s) => `"${s.name}"`).join(', ')}`);
     if (!pkg.entries.has(sheet.part)) throw new TableError('malformed_xlsx', `the sheet "${sheet.name}" is missing from the workbook`);
+    const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
+    checkUnzippedSize(pkg, [sheet.part, 'xl/sharedStrings.xml', 'xl/styles.xml', 'xl/workbook.xml', 'xl/_rels/workbook.xml.rels'], limits);
     const [strings, dateStyles] = await Promise.all([readSharedStrings(pkg), readDateStyles(pkg)]);
-    return { sheet: sheet.name, rows: sheetRows(pkg, sheet.part, strings, dateStyles, date1904) };
+    return { sheet: sheet.name, rows: sheetRows(pkg, sheet.part, strings, dateStyles, date1904, limits) };
   } catch (error) {
     pkg.zip.close();
     throw error;
   }
 }
 
-async function* sheetRows(pkg: XlsxPackage, part: string, strings: string[], dateStyles: boolean[], date1904: boolean): AsyncGenerator<TableRow> {
+/** Rows ready to hand on: a row, or a run of rows the sheet left out (blank rows, made as they are handed on). */
+type Ready = TableRow | { blankFrom: number; blankTo: number };
+
+async function* sheetRows(pkg: XlsxPackage, part: string, strings: string[], dateStyles: boolean[], date1904: boolean, limits: TableLimits): AsyncGenerator<TableRow> {
   const parser = new SaxesParser();
-  const ready: TableRow[] = [];
+  const ready: Ready[] = [];
   let failure: Error | null = null;
   let lastRow = 0;
   let row: TableRow | null = null;
+  let rowChars = 0;
   let cell: CellState | null = null;
   let capture = false;
   let phonetic = false;
+  const maxRow = Math.min(MAX_ROW, limits.maxRows);
 
   const cellText = (c: CellState): string => {
     switch (c.type) {
@@ -96,20 +106,23 @@ async function* sheetRows(pkg: XlsxPackage, part: string, strings: string[], dat
       }
     }
   };
+  const bound = (code: 'cell_too_long' | 'row_too_long' | 'too_many_cells' | 'too_many_rows', message: string, line: number) => (failure ??= new TableError(code, message, line));
 
   parser.on('error', (error) => (failure ??= error));
   parser.on('opentag', (tag) => {
     const name = localName(tag.name);
     if (name === 'row') {
       const number = tag.attributes.r !== undefined ? Number(tag.attributes.r) : lastRow + 1;
-      if (!Number.isInteger(number) || number <= lastRow || number > MAX_ROW) failure ??= new Error(`row number ${tag.attributes.r} out of order`);
+      if (number > limits.maxRows && Number.isInteger(number)) return void bound('too_many_rows', limitWords.rows(limits), number);
+      if (!Number.isInteger(number) || number <= lastRow || number > maxRow) failure ??= new Error(`row number ${tag.attributes.r} out of order`);
       // Rows Excel left out are empty rows of the sheet.
-      for (let blank = lastRow + 1; blank < number; blank++) ready.push({ line: blank, cells: [] });
+      if (number > lastRow + 1) ready.push({ blankFrom: lastRow + 1, blankTo: number - 1 });
       row = { line: number, cells: [] };
+      rowChars = 0;
       lastRow = number;
     } else if (name === 'c' && row) {
       const column = (tag.attributes.r !== undefined ? columnIndex(tag.attributes.r) : null) ?? row.cells.length;
-      if (column >= MAX_COLUMN) failure ??= new Error(`cell ${tag.attributes.r} beyond the last column`);
+      if (column >= MAX_CELLS_PER_ROW) return void bound('too_many_cells', limitWords.cells(), row.line);
       cell = { column, type: tag.attributes.t ?? 'n', style: Number(tag.attributes.s ?? 0), value: '' };
     } else if ((name === 'v' || name === 't') && cell) {
       capture = true;
@@ -118,15 +131,20 @@ async function* sheetRows(pkg: XlsxPackage, part: string, strings: string[], dat
     }
   });
   parser.on('text', (text) => {
-    if (capture && !phonetic && cell) cell.value += text;
+    if (!capture || phonetic || !cell || !row) return;
+    if (cell.value.length + text.length > MAX_CELL_CHARS) return void bound('cell_too_long', limitWords.cell(), row.line);
+    cell.value += text;
   });
   parser.on('closetag', (tag) => {
     const name = localName(tag.name);
     if (name === 'v' || name === 't') capture = false;
     else if (name === 'rPh') phonetic = false;
     else if (name === 'c' && cell && row) {
+      const text = cellText(cell);
+      rowChars += text.length;
+      if (rowChars > MAX_ROW_CHARS) bound('row_too_long', limitWords.row(), row.line);
       while (row.cells.length < cell.column) row.cells.push('');
-      row.cells[cell.column] = cellText(cell);
+      row.cells[cell.column] = text;
       cell = null;
     } else if (name === 'row' && row) {
       ready.push(row);
@@ -134,14 +152,24 @@ async function* sheetRows(pkg: XlsxPackage, part: string, strings: string[], dat
     }
   });
 
+  function* handOn(): Generator<TableRow> {
+    for (const next of ready.splice(0)) {
+      if ('cells' in next) yield next;
+      else for (let blank = next.blankFrom; blank <= next.blankTo; blank++) yield { line: blank, cells: [] };
+    }
+  }
+
   try {
     for await (const text of partText(pkg, part)) {
       parser.write(text);
-      if (failure) throw new TableError('malformed_xlsx', `the sheet is not well-formed (${(failure as Error).message})`, lastRow || null, { cause: failure });
-      yield* ready.splice(0);
+      const failed = failure as Error | null;
+      if (failed instanceof TableError) throw failed;
+      if (failed) throw new TableError('malformed_xlsx', `the sheet is not well-formed (${failed.message})`, lastRow || null, { cause: failed });
+      checkParserHolds(parser, part, lastRow || null);
+      yield* handOn();
     }
     parser.close();
-    yield* ready.splice(0);
+    yield* handOn();
   } finally {
     pkg.zip.close();
   }

@@ -13,6 +13,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { escapeFormula } from './formula-escape.js';
+import { MAX_CELL_CHARS } from './limits.js';
 import type { TableWriter } from './table-writer.js';
 
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
@@ -20,8 +21,6 @@ const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships
 const PKG_REL = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 
-/** Excel refuses a cell longer than this (its specifications and limits page). */
-export const MAX_CELL_CHARS = 32_767;
 
 const PARTS: Record<string, string> = {
   '[Content_Types].xml':

@@ -18,7 +18,7 @@ import type { BadRow, ColumnChoice } from '../store/owner-records.js';
 import type { ListRecord } from '../store/store.js';
 import { ImportTakenOver } from '../store/roles/lists.js';
 import { AddressRows, listEntries, openTable, TableError } from '../files/index.js';
-import type { OpenedTable, RowProblem, TableLayout, TableRow } from '../files/index.js';
+import type { OpenedTable, RowProblem, TableLayout, TableLimits, TableRow } from '../files/index.js';
 import { looksLikeAddress, namesAddressColumn } from '../files/layout.js';
 
 /** Bytes per stored chunk of an uploaded file. */
@@ -48,6 +48,8 @@ export interface ListUploadsDeps {
   leaseMs?: number;
   /** The most entries a list may have (config.listMaxEntries). */
   maxEntries?: number;
+  /** The bounds of reading the file (config.tableLimits; default src/files/limits.ts). */
+  tableLimits?: TableLimits;
 }
 
 /** Default lease of an upload's import (config.leaseMs). */
@@ -84,7 +86,7 @@ export class ListUploads {
     await listFiles.attachFile({ listId: list.id, accountId: input.accountId, fileName: input.fileName, uploadedBy: input.uploadedBy, now });
     const kept = this.keep(list.id, input.stream);
     try {
-      const table = await openTable({ stream: kept.chunks }, input.column !== undefined ? { column: input.column } : {});
+      const table = await openTable({ stream: kept.chunks }, { ...this.limits(), ...(input.column !== undefined ? { column: input.column } : {}) });
       const sample = await head(table, SAMPLE);
       const choices = input.column === undefined ? addressColumns(table.layout, sample.rows) : [];
       if (choices.length > 1) {
@@ -139,7 +141,8 @@ export class ListUploads {
   /** Imports a list from its stored file (the entries before position `skip` are in it already), then records the file's layout; a failure fails the list. */
   private async importStored(listId: string, layout: TableLayout, sizeBytes: number, skip: number): Promise<void> {
     try {
-      const table = await openTable({ stream: this.deps.listFiles.readFile(listId) }, { layout });
+      // A file past a bound fails here with a TableError, which fails the list: a failed list is never resumed.
+      const table = await openTable({ stream: this.deps.listFiles.readFile(listId) }, { layout, ...this.limits() });
       const done = await this.importRows(listId, layout, table.rows, skip);
       await this.deps.listFiles.describeFile(listId, { sizeBytes, layoutJson: JSON.stringify({ layout, width: done.width } satisfies StoredLayout), columnChoices: null });
     } catch (err) {
@@ -150,6 +153,10 @@ export class ListUploads {
       }
       await this.fail(listId, err, async () => undefined).catch((failed: unknown) => this.deps.log?.warn({ listId, err: failed }, 'could not mark a list import failed'));
     }
+  }
+
+  private limits(): { limits?: TableLimits } {
+    return this.deps.tableLimits ? { limits: this.deps.tableLimits } : {};
   }
 
   private leaseUntil(): Date {

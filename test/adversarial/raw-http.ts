@@ -20,11 +20,11 @@ export interface RawAnswer {
 
 export type RawHeaders = Record<string, string | string[]>;
 
-/** One request on a fresh connection (no keep-alive agent). */
-export function rawRequest(baseUrl: string, method: string, path: string, headers: RawHeaders = {}, body?: Buffer | string): Promise<RawAnswer> {
+/** One request on a fresh connection (no keep-alive agent), from `localAddress` when given (another client on loopback: 127.0.0.2…). */
+export function rawRequest(baseUrl: string, method: string, path: string, headers: RawHeaders = {}, body?: Buffer | string, localAddress?: string): Promise<RawAnswer> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method, path, headers, agent: false }, (res) => {
+    const req = request({ host: url.hostname, port: url.port, method, path, headers, agent: false, ...(localAddress ? { localAddress } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));

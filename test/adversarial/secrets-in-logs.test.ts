@@ -5,6 +5,10 @@ import { rawRequest } from './raw-http.js';
 import { addAccounts } from './fuzz-target.js';
 import type { RawHeaders } from './raw-http.js';
 import { sameRateLimits } from '../api/harness.js';
+import { createOwner, DashboardBrowser } from './dashboard-client.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * docs/design.md §3: keys never appear in logs (X-Api-Key and Authorization are redacted). A real
@@ -78,3 +82,61 @@ describe('secrets: keys never reach the logs', () => {
     });
   }
 });
+
+/**
+ * Issue 21, defect 4: the one-time set-password link was logged (every request's URL, at info
+ * level), so a log reader could set an owner's password first. A whole dashboard flow against a
+ * real `presend serve` logging at trace — the operator's link, a mistyped copy of it, setting
+ * the password, a wrong and a right sign-in, a key made and shown, an upload (its form token in
+ * the URL), a page asked for after signing out, signing out — and then no secret in the output:
+ * not the link's token, the passwords, the key, any cookie value or any form token.
+ */
+describe('secrets: the dashboard flow leaves none in the logs', () => {
+  test('a serve process logging at trace writes no link token, password, key, cookie or form token', async (t) => {
+    const service = await startLiveService({ env: { PRESEND_LOG_LEVEL: 'trace' } });
+    const dir = await mkdtemp(join(tmpdir(), 'presend-secrets-'));
+    t.after(async () => {
+      await service.stop();
+      await rm(dir, { recursive: true, force: true });
+    });
+    const password = 'correct horse battery staple 21';
+    const wrong = 'wrong horse battery staple 21';
+    const owner = await createOwner(service.adminEnv, service.baseUrl, 'dash', 'ann@dash.example');
+    const linkToken = owner.link.split('/').at(-1) as string;
+    const browser = new DashboardBrowser(service.baseUrl);
+    // A copy of the link with something after it matches no route: still not logged.
+    assert.equal((await fetch(`${owner.link}/x`)).status, 404);
+    await browser.setPassword(owner.link, password);
+    assert.equal((await browser.postForm('/dashboard/sign-in', { _csrf: (await browser.page('/dashboard/sign-in')).token, email: owner.email, password: wrong })).status, 401);
+    await browser.signIn(owner.email, password);
+    const key = await browser.createKey('from the dashboard');
+    const file = join(dir, 'list.csv');
+    await writeFile(file, 'email\nann@example.com\n');
+    await browser.upload(file, 'list.csv');
+    const uploadToken = (await browser.page('/dashboard/lists')).token;
+    await browser.signOut();
+    // Signed out, the upload URL (its token in the query) is redirected to sign-in with it in `next`.
+    const bounced = await fetch(`${service.baseUrl}/dashboard/lists?_csrf=${encodeURIComponent(uploadToken)}`, { redirect: 'manual' });
+    assert.equal(bounced.status, 303);
+    assert.equal((await fetch(`${service.baseUrl}${bounced.headers.get('location') ?? ''}`)).status, 200);
+    await service.stop();
+
+    const logs = service.logs();
+    const secrets = new Map<string, string>([
+      ["the link's token", linkToken],
+      ['the password', password],
+      ['a wrong password', wrong],
+      ['the new key', key],
+      ['the new key, after its prefix', secretOf(key)],
+      ...[...browser.secrets].map((value, i): [string, string] => [`cookie or form token ${i + 1}`, value]),
+    ]);
+    assert.ok(browser.secrets.size >= 4, 'the session cookie, the pre-session cookie and form tokens were seen');
+    for (const [what, secret] of secrets) {
+      assert.ok(secret.length >= 16, `${what} is long enough to search for`);
+      assert.ok(!logs.includes(secret), `${what} is in the logs: ${logs.split('\n').find((line) => line.includes(secret))?.slice(0, 600)}`);
+      assert.ok(!logs.includes(encodeURIComponent(secret)), `${what} is in the logs, URL-encoded`);
+    }
+    assert.ok(logs.includes('"/dashboard/set-password/[redacted]"'), `the link's requests are logged, redacted:\n${logs.slice(0, 2000)}`);
+  });
+});
+

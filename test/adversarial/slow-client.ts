@@ -16,10 +16,10 @@ export interface SlowClient {
   answer: Promise<RawAnswer & { endedByServer: boolean }>;
 }
 
-/** Sends the head and the first bytes of a body it never finishes; `trickleMs` keeps it busy. */
-export function slowClient(url: string, key: string, trickleMs: number | null): SlowClient {
+/** Sends the head and the first bytes of a body it never finishes; `trickleMs` keeps it busy. From `localAddress` when given. */
+export function slowClient(url: string, key: string, trickleMs: number | null, localAddress?: string): SlowClient {
   const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
+  const socket = connect({ port: Number(port), host: hostname, ...(localAddress ? { localAddress } : {}) });
   const chunks: Buffer[] = [];
   socket.on('data', (c: Buffer) => chunks.push(c));
   socket.on('error', () => undefined);
@@ -35,6 +35,20 @@ export function slowClient(url: string, key: string, trickleMs: number | null): 
       clearInterval(timer);
       resolve({ ...parseRaw(Buffer.concat(chunks)), endedByServer: chunks.length > 0 });
     });
+  });
+  return { socket, answer };
+}
+
+/** A slow-header client: a request line and one header, then nothing (the head never ends). From `localAddress` when given. */
+export function slowHeaders(url: string, localAddress?: string): SlowClient {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ port: Number(port), host: hostname, ...(localAddress ? { localAddress } : {}) });
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  socket.on('error', () => undefined);
+  socket.once('connect', () => socket.write(`GET /healthz HTTP/1.1\r\nhost: ${hostname}\r\n`));
+  const answer = new Promise<RawAnswer & { endedByServer: boolean }>((resolve) => {
+    socket.once('close', () => resolve({ ...parseRaw(Buffer.concat(chunks)), endedByServer: chunks.length > 0 }));
   });
   return { socket, answer };
 }

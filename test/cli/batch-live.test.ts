@@ -93,4 +93,36 @@ describe('presend batch --list-id, job and results, as child processes against a
     assert.equal(oneRun.code, 0, oneRun.stderr);
     assert.match(oneRun.stderr, /: 1 list entry$/m, 'one entry, not "1 list entries"');
   });
+
+  test('every CSV the CLI writes escapes a formula-like address: results (one page, --all --out) and batch --list-id --out', async () => {
+    // A valid address (every character before the @ is allowed) that a spreadsheet would run.
+    const attack = "=cmd|'/Ccalc'!A0@example.com";
+    const escaped = `'${attack}`;
+    const emailsOf = (text: string) => (parse(text, { columns: true }) as Record<string, string>[]).map((row) => row.email);
+
+    // Quoted: unquoted, the | in it would be read as a cell delimiter.
+    const created = await presend(['batch', '-', '--json'], `email\n"${attack}"\ndeliverable@example.com\n`);
+    assert.equal(created.code, 0, created.stderr);
+    const id = (JSON.parse(created.stdout) as { batches: { request: { id: string } }[] }).batches[0]?.request.id as string;
+    assert.equal((await presend(['job', id, '--wait', '--json'])).code, 0);
+
+    const page = await presend(['results', id, '--format', 'csv']);
+    assert.equal(page.code, 0, page.stderr);
+    assert.deepEqual(emailsOf(page.stdout).sort(), [escaped, 'deliverable@example.com'].sort(), 'results --format csv (stdout)');
+
+    const all = join(dir, 'formula-all.csv');
+    assert.equal((await presend(['results', id, '--all', '--out', all])).code, 0);
+    assert.deepEqual(emailsOf(await readFile(all, 'utf8')).sort(), [escaped, 'deliverable@example.com'].sort(), 'results --all --out x.csv');
+
+    const file = join(dir, 'formula-list.csv');
+    await writeFile(file, `email\n"${attack}"\n`);
+    const imported = await runCli(['lists', 'import', file, '--account', 'batcher', '--json'], service.adminEnv);
+    assert.equal(imported.code, 0, imported.stderr);
+    const out = join(dir, 'formula-list-results.csv');
+    const run = await presend(['batch', '--list-id', (JSON.parse(imported.stdout) as { id: string }).id, '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    const text = await readFile(out, 'utf8');
+    assert.deepEqual(emailsOf(text), [escaped], 'batch --list-id --out x.csv');
+    assert.ok(!/(^|,)=cmd/m.test(text), `no cell starts with the formula:\n${text}`);
+  });
 });

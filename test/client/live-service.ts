@@ -30,6 +30,8 @@ export async function runCli(args: string[], env: Record<string, string | undefi
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // A command may stop before it has read all of its input (a bound, a usage error): not a failure of the run.
+  child.stdin.on('error', () => undefined);
   child.stdin.end(input ?? '');
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };

@@ -32,6 +32,33 @@ test('worker, pool and lease settings are read from their variables', () => {
   );
 });
 
+test('connection caps and the bounds of reading files have defaults and are read from their variables', () => {
+  const d = loadConfig({});
+  assert.deepEqual([d.maxConnections, d.maxConnectionsPerClient], [10_000, 256]);
+  assert.deepEqual(d.tableLimits, { maxBytes: 1024 * 1024 * 1024, maxRows: 2_000_000, maxUnzippedBytes: 1024 * 1024 * 1024 });
+  assert.equal(loadConfig({ PRESEND_MAX_CONNECTIONS: '100' }).maxConnectionsPerClient, 100, 'the per-client default never exceeds the total');
+  assert.equal(loadConfig({ PRESEND_MAX_CONNECTIONS_PER_CLIENT: '0' }).maxConnectionsPerClient, 0, '0: no per-client cap (behind a proxy)');
+  assert.equal(loadConfig({ PRESEND_LIST_MAX_ENTRIES: '3000000' }).tableLimits.maxRows, 6_000_000, 'rows follow a raised list cap');
+  const c = loadConfig({ PRESEND_FILE_MAX_MB: '5', PRESEND_FILE_MAX_ROWS: '1000', PRESEND_XLSX_MAX_UNZIPPED_MB: '7' });
+  assert.deepEqual(c.tableLimits, { maxBytes: 5 * 1024 * 1024, maxRows: 1000, maxUnzippedBytes: 7 * 1024 * 1024 });
+});
+
+for (const [variable, value, env] of [
+  ['PRESEND_MAX_CONNECTIONS', '0', {}],
+  ['PRESEND_MAX_CONNECTIONS_PER_CLIENT', '-1', {}],
+  ['PRESEND_MAX_CONNECTIONS_PER_CLIENT', '200', { PRESEND_MAX_CONNECTIONS: '100' }],
+  ['PRESEND_FILE_MAX_MB', '0', {}],
+  ['PRESEND_FILE_MAX_ROWS', 'lots', {}],
+  ['PRESEND_XLSX_MAX_UNZIPPED_MB', '1.5', {}],
+] as const) {
+  test(`${variable}=${value} stops start-up with an error naming ${variable}`, () => {
+    assert.throws(
+      () => loadConfig({ ...env, [variable]: value }),
+      (err: unknown) => err instanceof ConfigError && err.variable === variable,
+    );
+  });
+}
+
 for (const [variable, value] of [
   ['PRESEND_DATABASE_POOL_SIZE', '0'],
   ['PRESEND_SHARED_POOL_SIZE', 'many'],
@@ -48,6 +75,13 @@ for (const [variable, value] of [
     );
   });
 }
+
+test('a bad PRESEND_DATABASE_URL is named in the error without its password', () => {
+  assert.throws(
+    () => loadConfig({ PRESEND_DATABASE_URL: 'mysql://presend:s3cret-pass@db.internal/presend' }),
+    (err: unknown) => err instanceof ConfigError && err.message.includes('mysql://presend:[redacted]@db.internal/presend') && !err.message.includes('s3cret-pass'),
+  );
+});
 
 test('a command-line flag is validated like the variable it stands for', () => {
   assert.equal(loadCommandConfig({ PRESEND_PORT: '9090', PRESEND_HOST: undefined }).port, 9090);

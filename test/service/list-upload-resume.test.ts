@@ -18,6 +18,7 @@ import { ListUploads } from '../../src/service/list-uploads.js';
 import { freshDatabase } from '../scale/fresh-database.js';
 import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
+import { until } from '../until.js';
 
 /** More than two of the import's 5,000-entry chunks. */
 const ROWS = 12_500;
@@ -50,16 +51,6 @@ function freezingAtSecondChunk(lists: ListsRole, frozen: Promise<void>): ListsRo
       return lists.appendListEntries(...args);
     },
   };
-}
-
-async function until<T>(what: string, check: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await check();
-    if (found !== null) return found;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>): void {

@@ -11,6 +11,9 @@ import { runAdmin } from '../output/admin-command.js';
 import { confirm } from '../output/confirm.js';
 import { addTableOptions, tableOptions, type TableFlags } from '../file-batch/input.js';
 
+/** Invalid rows reported in full (all are counted). */
+const INVALID_KEPT = 1_000;
+
 interface ImportFlags extends TableFlags {
   account: string;
   name?: string;
@@ -48,18 +51,23 @@ error, 2 usage or file not found, 6 the file cannot be read as a table.`,
         const classifier = new AddressRows(table.layout.emailColumn);
         const invalid: InvalidRow[] = [];
         let withoutAddress = 0;
+        let invalidRows = 0;
         const entries = listEntries(table.rows, classifier, (bad) => {
           if (bad.kind === 'no_address') withoutAddress += 1;
-          else invalid.push({ line: bad.line, email: bad.given, error: bad.problem });
+          else {
+            // The first ones in full, the rest counted: memory stays bounded however many there are.
+            invalidRows += 1;
+            if (invalid.length < INVALID_KEPT) invalid.push({ line: bad.line, email: bad.given, error: bad.problem });
+          }
         });
         const imported = await importList(backend, flags.account, entries, flags.name ?? null, { maxEntries: config.listMaxEntries, leaseMs: config.leaseMs });
         if (imported.kind === 'refused') return imported;
         const list = imported.value;
         const { counts } = classifier;
         const notes = [
-          `${list.entries} entries from ${file} (addresses in ${table.layout.emailColumnLabel}); ${counts.duplicates} duplicates, ${invalid.length} invalid, ${counts.blank} blank rows and ${withoutAddress} rows without an address`,
+          `${list.entries} entries from ${file} (addresses in ${table.layout.emailColumnLabel}); ${counts.duplicates} duplicates, ${invalidRows} invalid, ${counts.blank} blank rows and ${withoutAddress} rows without an address`,
           ...invalid.slice(0, 20).map((bad) => `  line ${bad.line}: ${JSON.stringify(bad.email)} — ${bad.error} (stored; verifying the list marks it rejected)`),
-          ...(invalid.length > 20 ? [`  … and ${invalid.length - 20} more invalid addresses`] : []),
+          ...(invalidRows > 20 ? [`  … and ${invalidRows - 20} more invalid addresses`] : []),
         ];
         process.stderr.write(`${notes.join('\n')}\n`);
         return {

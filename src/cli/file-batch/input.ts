@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { parseDelimiterOption, type TableOptions } from '../../files/index.js';
+import { loadTableLimits } from '../../config.js';
+import { boundedBytes, parseDelimiterOption, type TableOptions } from '../../files/index.js';
 import { UsageError } from '../output/exit-codes.js';
 
 export interface TableFlags {
@@ -30,12 +31,21 @@ export async function inputFile(file: string): Promise<InputFile> {
   if (file !== '-') return { path: file, name: file, remove: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), 'presend-stdin-'));
   const path = join(dir, 'stdin');
-  await pipeline(process.stdin, createWriteStream(path));
-  return { path, name: 'stdin', remove: () => rm(dir, { recursive: true, force: true }) };
+  const remove = () => rm(dir, { recursive: true, force: true });
+  // The copy is bounded like any file read (PRESEND_FILE_MAX_MB): a pipe that never ends must not fill the disk.
+  const limits = loadTableLimits();
+  try {
+    await pipeline(process.stdin, (source: AsyncIterable<Buffer>) => boundedBytes(source, limits), createWriteStream(path));
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { path, name: 'stdin', remove };
 }
 
+/** How to read the file: the flags, and the bounds of every reading (PRESEND_FILE_MAX_MB and the others, src/config.ts). */
 export function tableOptions(flags: TableFlags): TableOptions {
-  const options: TableOptions = {};
+  const options: TableOptions = { limits: loadTableLimits() };
   if (flags.column !== undefined) {
     if (flags.column.trim() === '') throw new UsageError('--column needs a header name or a column number');
     options.column = flags.column;

@@ -12,6 +12,7 @@ import type { CallerContext } from '../output/caller.js';
 import { EXIT, UsageError } from '../output/exit-codes.js';
 import { untilNext } from '../output/batch-view.js';
 import { inputFile, tableOptions, type TableFlags } from './input.js';
+import { loadTableLimits } from '../../config.js';
 import { joinedFormat, openJoinedOutput, type JoinedFormat } from './output.js';
 import { describeBatches, describeCounts, describeLayout, inputJson, plural } from './report.js';
 
@@ -121,7 +122,7 @@ export async function runFileBatch(client: PresendClient, file: string, flags: F
     if (format === null) return finish(context, input.name, scanned, outcome, EXIT.ok);
 
     const results = batches.length > 0 ? await downloadResults(client, batches, scanned.counts.unique, context) : new Map<string, ResultSummary>();
-    const again = await openTable({ path: input.path }, { layout: scanned.layout });
+    const again = await openTable({ path: input.path }, { layout: scanned.layout, limits: loadTableLimits() });
     const output = await openJoinedOutput(format, flags.out, scanned.layout);
     let written;
     try {

@@ -2,14 +2,16 @@
  * Streams result items out as they arrive — CSV (flattened columns), JSON (one array),
  * NDJSON (one item per line) or a table (collected, printed at the end). Writing to a file
  * goes to `FILE.partial` and is renamed only when the export is complete, so a file named
- * as asked is always a complete collection.
+ * as asked is always a complete collection. CSV goes through the one table writer of
+ * src/files (table-writer.ts), which escapes every cell against formula injection: an address
+ * such as `=cmd|'/Ccalc'!A0@example.com` is valid, and a spreadsheet would run it.
  */
 import { createWriteStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
 import type { ResultItem } from '../../client/index.js';
+import { createCsvWriter, type TableWriter } from '../../files/index.js';
 import { UsageError } from './exit-codes.js';
 import { RESULT_COLUMNS, flattenResultItem } from './flatten.js';
 import { renderTable } from './table.js';
@@ -46,23 +48,18 @@ async function put(stream: Writable, text: string): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain');
 }
 
-function encoderFor(format: OutputFormat): { head: string; item: (item: ResultItem, index: number) => string; tail: string } {
-  switch (format) {
-    case 'csv':
-      return { head: stringify([[...RESULT_COLUMNS]]), item: (item) => stringify([RESULT_COLUMNS.map((column) => flattenResultItem(item)[column])]), tail: '' };
-    case 'json':
-      return { head: '[', item: (item, index) => `${index === 0 ? '\n' : ',\n'}${JSON.stringify(item)}`, tail: '\n]\n' };
-    case 'ndjson':
-      return { head: '', item: (item) => JSON.stringify(item) + '\n', tail: '' };
-    case 'table':
-      return { head: '', item: () => '', tail: '' };
-  }
+/** JSON and NDJSON as text; CSV through the table writer (cells escaped), a table collected and printed at the end. */
+function encoderFor(format: 'json' | 'ndjson'): { head: string; item: (item: ResultItem, index: number) => string; tail: string } {
+  return format === 'json'
+    ? { head: '[', item: (item, index) => `${index === 0 ? '\n' : ',\n'}${JSON.stringify(item)}`, tail: '\n]\n' }
+    : { head: '', item: (item) => JSON.stringify(item) + '\n', tail: '' };
 }
 
 export function createResultWriter(format: OutputFormat, out: string | undefined): ResultWriter {
   const partialPath = out === undefined ? null : `${out}.partial`;
   const stream: Writable = partialPath === null ? process.stdout : createWriteStream(partialPath);
-  const encoder = encoderFor(format);
+  const csv: TableWriter | null = format === 'csv' ? createCsvWriter(stream, { delimiter: ',', lineEnding: '\n', bom: false }, { endStream: false }) : null;
+  const encoder = format === 'json' || format === 'ndjson' ? encoderFor(format) : null;
   const tableRows: string[][] = [];
   let count = 0;
   let started = false;
@@ -70,7 +67,8 @@ export function createResultWriter(format: OutputFormat, out: string | undefined
   const start = async (): Promise<void> => {
     if (started) return;
     started = true;
-    await put(stream, encoder.head);
+    if (csv) await csv.writeRow(RESULT_COLUMNS);
+    else if (encoder) await put(stream, encoder.head);
   };
   const close = async (): Promise<void> => {
     if (stream === process.stdout) return;
@@ -81,18 +79,22 @@ export function createResultWriter(format: OutputFormat, out: string | undefined
   return {
     async write(item) {
       await start();
-      if (format === 'table') {
+      if (csv) {
+        const row = flattenResultItem(item);
+        await csv.writeRow(RESULT_COLUMNS.map((column) => row[column]));
+      } else if (encoder) {
+        await put(stream, encoder.item(item, count));
+      } else {
         const row = flattenResultItem(item);
         tableRows.push([row.email, row.state, row.decision, row.verdict, row.confidence, row.reasons]);
-      } else {
-        await put(stream, encoder.item(item, count));
       }
       count += 1;
     },
     async finish() {
       await start();
-      if (format === 'table') await put(stream, renderTable(['email', 'state', 'decision', 'verdict', 'confidence', 'reasons'], tableRows));
-      else await put(stream, format === 'json' && count === 0 ? ']\n' : encoder.tail);
+      if (csv) await csv.finish();
+      else if (encoder) await put(stream, format === 'json' && count === 0 ? ']\n' : encoder.tail);
+      else await put(stream, renderTable(['email', 'state', 'decision', 'verdict', 'confidence', 'reasons'], tableRows));
       await close();
       if (partialPath !== null && out !== undefined) await rename(partialPath, out);
     },

@@ -101,7 +101,13 @@ export function batchRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     const rawOnly = (request.query as Record<string, unknown>).only;
     const only = typeof rawOnly === 'string' && rawOnly !== '' ? parseRowSets(rawOnly) : undefined;
     if (only === null) throw new PageError(400, 'Choose send, suppress, risky or unknown.');
-    const file = await resultsFile(deps.backend, { accountId: owner.user.accountId, requestId: id, listId: summary.listId, ...(only ? { only } : {}) });
+    const file = await resultsFile(deps.backend, {
+      accountId: owner.user.accountId,
+      requestId: id,
+      listId: summary.listId,
+      ...(only ? { only } : {}),
+      ...(deps.tableLimits ? { limits: deps.tableLimits } : {}),
+    });
     const body = new PassThrough();
     // Written as it is read: the file never sits whole in memory. A failure half-way cuts the
     // download short, so the browser reports it instead of saving a file that looks complete.

@@ -5,6 +5,7 @@
  * X-Forwarded-Proto says when PRESEND_TRUST_PROXY trusts it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SecretRouteConfig } from '../../api/logged-url.js';
 import { field, pageContext, SESSION_COOKIE, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
 import { linkUnusablePage, setPasswordPage, signInPage } from '../pages/sign-in.js';
@@ -60,8 +61,10 @@ export function signInRoutes(app: FastifyInstance, deps: DashboardDeps): void {
   });
 
   const linkToken = (request: FastifyRequest) => String((request.params as { token?: string }).token ?? '');
+  // Whoever holds the link sets the password: its token never reaches a log (src/api/logged-url.ts).
+  const secretLink = { config: { secretParams: ['token'] } satisfies SecretRouteConfig };
 
-  app.get('/set-password/:token', async (request, reply) => {
+  app.get('/set-password/:token', secretLink, async (request, reply) => {
     const ctx = await pageContext(deps, request, reply);
     // The link's token must not leak to other sites through the Referer.
     void reply.header('referrer-policy', 'no-referrer');
@@ -70,7 +73,7 @@ export function signInRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     return sendPage(reply, ctx, 'Set your password', setPasswordPage(ctx, { token: linkToken(request), email: user.email, error: null }));
   });
 
-  app.post('/set-password/:token', async (request, reply) => {
+  app.post('/set-password/:token', secretLink, async (request, reply) => {
     const token = linkToken(request);
     const password = field(request.body, 'password');
     const user = await deps.auth.linkOwner(token);

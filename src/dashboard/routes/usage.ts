@@ -1,7 +1,7 @@
 /** Usage: the credits ledger page, and all of it as CSV (streamed page by page, never held whole). */
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
 import type { FastifyInstance } from 'fastify';
+import { csvRecord } from '../../files/index.js';
 import { ownerOf, pageContext, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
 import { usagePage } from '../pages/usage.js';
@@ -12,13 +12,13 @@ const EXPORT_PAGE = 1000;
 export const LEDGER_CSV_COLUMNS = ['id', 'created_at', 'kind', 'credits', 'request_id', 'verification_id'];
 
 async function* ledgerCsv(views: AccountViewsRole, accountId: string): AsyncGenerator<string> {
-  yield stringify([LEDGER_CSV_COLUMNS]);
+  yield csvRecord(LEDGER_CSV_COLUMNS);
   let beforeId: number | undefined;
   for (;;) {
     const entries = await views.ledger(accountId, { limit: EXPORT_PAGE, ...(beforeId !== undefined ? { beforeId } : {}) });
     if (entries.length === 0) return;
-    // System values only (kinds, numbers, ids, times): nothing a spreadsheet could read as a formula.
-    yield stringify(entries.map((e) => [e.id, e.createdAt, e.kind, e.credits, e.requestId ?? '', e.verificationId ?? '']));
+    // Through the one CSV writer like every other export, though these are system values (a debit is `-1`, a number, left as it is).
+    yield entries.map((e) => csvRecord([String(e.id), e.createdAt, e.kind, String(e.credits), e.requestId ?? '', e.verificationId ?? ''])).join('');
     beforeId = entries.at(-1)?.id;
     if (entries.length < EXPORT_PAGE) return;
   }

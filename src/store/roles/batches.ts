@@ -134,7 +134,11 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
           // batch): a creation racing this one on another connection either committed before we
           // got the lock, and this READ COMMITTED statement counts its request, or waits for our
           // commit and counts ours. The look above, taken without the lock, only saved the inserts.
-          await tx.get(`SELECT id FROM accounts WHERE id = ?${tx.dialect.forUpdate()}`, [input.accountId]);
+          // An UPDATE, not SELECT … FOR UPDATE: that lock conflicts with the KEY SHARE lock every
+          // racing transaction's request insert holds on the account row (its foreign key), and
+          // two such creations deadlocked; an UPDATE of no key column takes FOR NO KEY UPDATE,
+          // which does not (PostgreSQL manual, "Row-Level Locks").
+          await tx.run('UPDATE accounts SET credits_held = credits_held WHERE id = ?', [input.accountId]);
           const outstanding = await outstandingWork(tx, input.accountId, id);
           if (outstanding + work > input.maxOutstanding) {
             return new Rollback({ kind: 'too_much_outstanding_work', outstanding, adding: work, max: input.maxOutstanding });

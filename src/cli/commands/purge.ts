@@ -18,7 +18,7 @@ export function register(program: Command): void {
         const lapsedImports = await backend.lists.failLapsedImports(new Date());
         const purged = await backend.retention.purgeExpired(new Date(), config.retentionDays, { chunk: config.purgeChunk });
         return {
-          text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s), the entries of ${purged.failedLists} failed list import(s)`,
+          text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s), the entries of ${purged.failedLists} failed list import(s), ${purged.signInFailures} failed sign-in(s)`,
           json: { ...purged, lapsedImports },
         };
       }),

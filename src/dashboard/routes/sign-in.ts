@@ -39,9 +39,11 @@ export function signInRoutes(app: FastifyInstance, deps: DashboardDeps): void {
       return reply.redirect(next, 303);
     }
     const error =
-      outcome.kind === 'throttled'
-        ? `Too many failed attempts. Try again in ${Math.ceil(outcome.retryAfterSeconds / 60)} minutes.`
-        : 'The email or the password is not right.';
+      outcome.kind !== 'throttled'
+        ? 'The email or the password is not right.'
+        : outcome.reason === 'busy'
+          ? `Too many sign-ins are being checked right now. Try again in ${outcome.retryAfterSeconds} seconds.`
+          : `Too many failed attempts. Try again in ${Math.ceil(outcome.retryAfterSeconds / 60)} minutes.`;
     if (outcome.kind === 'throttled') void reply.header('retry-after', String(outcome.retryAfterSeconds));
     const ctx = await pageContext(deps, request, reply);
     return sendPage(reply, ctx, 'Sign in', signInPage(ctx, { email, next, error }), outcome.kind === 'throttled' ? 429 : 401);

@@ -3,8 +3,9 @@
  * over every API node. An attempt is reserved before its password is hashed, and the count and
  * the reservation are one transaction serialised per scope (issue 21: 39 wrong passwords sent at
  * once were all checked against a limit of 5 when the count came before the hash and the record
- * after it). Each scope's `login_scopes` row is upserted first, which on PostgreSQL locks it until
- * the commit, in scope order so two attempts never deadlock; SQLite has one writer.
+ * after it). Each scope's `login_scopes` row is made if missing and locked until the commit
+ * (PostgreSQL; SQLite has one writer), in scope order so two attempts never deadlock — as the
+ * token buckets are (src/store/postgres/rate-limits.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { LoginThrottleRole } from '../backend.js';
@@ -17,7 +18,8 @@ export function loginThrottleRole(db: Db): LoginThrottleRole {
       db.write<string | null>(async (tx) => {
         const scopes = [...new Set(limits.map((l) => l.scope))].sort();
         for (const scope of scopes) {
-          await tx.run('INSERT INTO login_scopes (scope) VALUES (?) ON CONFLICT (scope) DO UPDATE SET scope = excluded.scope', [scope]);
+          await tx.run('INSERT INTO login_scopes (scope) VALUES (?) ON CONFLICT (scope) DO NOTHING', [scope]);
+          await tx.get(`SELECT scope FROM login_scopes WHERE scope = ?${tx.dialect.forUpdate()}`, [scope]);
         }
         const rows = await tx.all<{ scope: string; n: number }>(
           `SELECT scope, COUNT(*) AS n FROM login_failures WHERE scope ${tx.dialect.inList} AND failed_at > ? GROUP BY scope`,

@@ -84,12 +84,15 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
         // A list batch holds one credit per entry until its chunks are written (duplicates and
         // invalid entries are released then); its work is the list's length.
         const work = fill ? input.total : open.length;
-        if (input.maxOutstanding !== undefined) {
+        const max = input.maxOutstanding;
+        /** The refusal when this batch's work would take the account past the cap, else null. */
+        const pastCap = async (): Promise<Rollback<CreateBatchOutcome> | null> => {
+          if (max === undefined) return null;
           const outstanding = await outstandingWork(tx, input.accountId, id);
-          if (outstanding + work > input.maxOutstanding) {
-            return new Rollback({ kind: 'too_much_outstanding_work', outstanding, adding: work, max: input.maxOutstanding });
-          }
-        }
+          return outstanding + work > max ? new Rollback({ kind: 'too_much_outstanding_work', outstanding, adding: work, max }) : null;
+        };
+        const early = await pastCap();
+        if (early) return early;
         const needed = input.billable ? work : 0;
         // A cheap look first, so a short balance costs no inserts; the binding check is the
         // conditional hold at the end, which keeps the account row locked only for the COMMIT.
@@ -129,7 +132,7 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
         const created = await view(tx, (await loadRequest(tx, id)) as RequestRow);
         const short = await hold(tx, bulk, input.accountId, needed, { requestId: id }, input.now);
         if (short !== null) return new Rollback({ kind: 'insufficient_credits', available: short, needed });
-        if (input.maxOutstanding !== undefined) {
+        if (max !== undefined) {
           // The binding check, under the account row's lock (which `hold` already took for a billed
           // batch): a creation racing this one on another connection either committed before we
           // got the lock, and this READ COMMITTED statement counts its request, or waits for our
@@ -139,10 +142,8 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
           // two such creations deadlocked; an UPDATE of no key column takes FOR NO KEY UPDATE,
           // which does not (PostgreSQL manual, "Row-Level Locks").
           await tx.run('UPDATE accounts SET credits_held = credits_held WHERE id = ?', [input.accountId]);
-          const outstanding = await outstandingWork(tx, input.accountId, id);
-          if (outstanding + work > input.maxOutstanding) {
-            return new Rollback({ kind: 'too_much_outstanding_work', outstanding, adding: work, max: input.maxOutstanding });
-          }
+          const late = await pastCap();
+          if (late) return late;
         }
         return { kind: 'created', request: created };
       }),

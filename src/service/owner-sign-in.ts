@@ -43,7 +43,12 @@ export type SignInOutcome =
   /** `failures`: the email or the address has used its attempts; `busy`: too many passwords are being checked right now. */
   | { kind: 'throttled'; reason: 'failures' | 'busy'; retryAfterSeconds: number };
 
-export type SetPasswordOutcome = { kind: 'set'; user: OwnerUser } | { kind: 'invalid_link' } | { kind: 'weak'; message: string };
+export type SetPasswordOutcome =
+  | { kind: 'set'; user: OwnerUser }
+  | { kind: 'invalid_link' }
+  | { kind: 'weak'; message: string }
+  /** The hashing queue was full (the same link sent many times at once): nothing was set. */
+  | { kind: 'busy'; retryAfterSeconds: number };
 
 export class OwnerAuth {
   private readonly now: () => Date;
@@ -118,7 +123,11 @@ export class OwnerAuth {
     const problem = passwordProblem(password);
     if (problem) return { kind: 'weak', message: problem };
     if (!(await this.linkOwner(linkToken))) return { kind: 'invalid_link' };
-    const user = await this.backend.users.setPasswordWithToken({ tokenHash: hashToken(linkToken), passwordHash: await hashPassword(password), now: this.now() });
+    const tokenHash = hashToken(linkToken);
+    // In the link's own turn: only its holder can ask, and many asks at once are shed, not queued.
+    const passwordHash = await hashPassword(password, `link:${tokenHash}`);
+    if (passwordHash === null) return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
+    const user = await this.backend.users.setPasswordWithToken({ tokenHash, passwordHash, now: this.now() });
     return user ? { kind: 'set', user } : { kind: 'invalid_link' };
   }
 }

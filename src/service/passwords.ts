@@ -46,12 +46,18 @@ export function passwordProblem(password: string): string | null {
   return null;
 }
 
-/** `scrypt$log2N$r$p$salt$hash`, salt and hash in base64. */
-export async function hashPassword(password: string): Promise<string> {
+/** `scrypt$log2N$r$p$salt$hash`, salt and hash in base64, made through `run` (the gate's turn). */
+async function makeHash(password: string, run: (derive: () => Promise<Buffer>) => Promise<Buffer> | null): Promise<string | null> {
   const salt = randomBytes(SALT_BYTES);
-  // Not shed: setting a password takes a valid one-time link first, so nobody can flood it.
-  const key = await gate.queue('set-password', () => derive(password, salt, CURRENT));
+  const hashing = run(() => derive(password, salt, CURRENT));
+  if (!hashing) return null;
+  const key = await hashing;
   return ['scrypt', CURRENT.log2N, CURRENT.r, CURRENT.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+/** The stored form of a new password, hashed in `clientKey`'s turn; null when the hashing queue was full and nothing was hashed. */
+export function hashPassword(password: string, clientKey: string): Promise<string | null> {
+  return makeHash(password, (job) => gate.offer(clientKey, job));
 }
 
 function parse(stored: string): { params: ScryptParams; salt: Buffer; key: Buffer } | null {
@@ -73,7 +79,8 @@ export type PasswordCheck = 'match' | 'mismatch' | 'busy';
  * `stored` (unknown email, or no password set yet) still costs one hash and is a mismatch.
  */
 export async function verifyPassword(password: string, stored: string | null, clientKey: string): Promise<PasswordCheck> {
-  const parsed = parse(stored ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex')))));
+  // Made once per process, in a turn of its own that is never refused.
+  const parsed = parse(stored ?? (await (decoy ??= makeHash(randomBytes(16).toString('hex'), (job) => gate.queue('decoy', job)) as Promise<string>)));
   if (!parsed) return 'mismatch';
   const hashing = gate.offer(clientKey, () => derive(password.slice(0, MAX_PASSWORD_LENGTH * 4), parsed.salt, parsed.params));
   if (!hashing) return 'busy';

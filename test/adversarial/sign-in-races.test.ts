@@ -3,7 +3,8 @@
  * The limits were checked before the password hash and recorded after it, so 39 wrong passwords
  * sent at once were all checked (limit 5 per email) and a correct 40th signed in; 300 at once
  * from one address were all hashed (limit 30 per address) while a real owner's sign-in waited
- * 49 s behind them; failed-attempt rows were never purged. Attempts are fired at once here, at
+ * 49 s behind them; failed-attempt rows were never purged; one set-password link sent many
+ * times queued as many hashes. Attempts are fired at once here, at
  * the service the sign-in page calls (src/service/owner-sign-in.ts), with the real scrypt cost.
  */
 import { after, before, describe, test } from 'node:test';
@@ -117,6 +118,21 @@ for (const store of STORES) describe(`abuse: sign-in attempts fired at once (${s
     // check is in the next round, so at most those four of the flood are answered before it.
     const before = answered.indexOf('owner');
     assert.ok(before <= 4, `${before} of the flood's hashes were answered before the owner's sign-in (${answered.length - 1} in all)`);
+  });
+
+  test('one set-password link sent 20 times at once: at most four hashes (two running, two waiting), one password set, the rest shed', async (t) => {
+    if (skip) return t.skip(skip);
+    const { backend } = opened as { backend: Backend };
+    const accountName = `set-flood-${process.pid}-${++n}`;
+    const made = await createOwner(backend, { accountName, email: `owner@${accountName}.example`, baseUrl: 'http://127.0.0.1', createAccount: { credits: 0 } });
+    assert.equal(made.kind, 'done');
+    const token = made.kind === 'done' ? (made.value.link.split('/').at(-1) ?? '') : '';
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => auth.setPassword(token, `a long enough password ${i}`)));
+    const counts: Record<string, number> = {};
+    for (const o of outcomes) counts[o.kind] = (counts[o.kind] ?? 0) + 1;
+    assert.equal(counts.set, 1, JSON.stringify(counts));
+    assert.ok((counts.set ?? 0) + (counts.invalid_link ?? 0) <= 4, `hashed ${(counts.set ?? 0) + (counts.invalid_link ?? 0)}: ${JSON.stringify(counts)}`);
+    assert.equal((counts.busy ?? 0) + (counts.set ?? 0) + (counts.invalid_link ?? 0), 20, JSON.stringify(counts));
   });
 
   test('failed sign-ins older than a day are purged with the retention', async (t) => {

@@ -75,7 +75,7 @@ export const ERROR_CATALOG = {
   },
   service_unavailable: {
     message: 'The service is overloaded or shutting down; retry later.',
-    when: 'The process is draining for shutdown, too many single checks are in flight, the store failed a statement or cannot be reached (any route: the database is full, read-only, gone or refusing connections; nothing is held or billed, and a POST retried with its Idempotency-Key is safe), or a live key calls a server whose live engine cannot probe (no PRESEND_HELO_NAME / PRESEND_MAIL_FROM; nothing is billed).',
+    when: 'The process is draining for shutdown, too many single checks are in flight, the store failed a statement or cannot be reached (any route: the database is full, read-only, gone or refusing connections; nothing is held or billed, and a POST retried with its Idempotency-Key is safe), a live key calls a server whose live engine cannot probe (no PRESEND_HELO_NAME / PRESEND_MAIL_FROM; nothing is billed), or a single check’s node stalled past the check’s lease and another node ended it (nothing is billed; a new Idempotency-Key starts a new check).',
   },
 } as const satisfies Record<string, { message: string; when: string }>;
 

@@ -31,15 +31,24 @@ export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = {
   idleTimeoutMs: 8 * 3_600_000,
 };
 
+/** Asked to come back this soon when the hashing queue was full (src/service/passwords.ts). */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
 /** Activity is written at most this often per session. */
 const TOUCH_EVERY_MS = 5 * 60_000;
 
 export type SignInOutcome =
   | { kind: 'signed_in'; token: string; user: OwnerUser; expiresAt: Date }
   | { kind: 'refused' }
-  | { kind: 'throttled'; retryAfterSeconds: number };
+  /** `failures`: the email or the address has used its attempts; `busy`: too many passwords are being checked right now. */
+  | { kind: 'throttled'; reason: 'failures' | 'busy'; retryAfterSeconds: number };
 
-export type SetPasswordOutcome = { kind: 'set'; user: OwnerUser } | { kind: 'invalid_link' } | { kind: 'weak'; message: string };
+export type SetPasswordOutcome =
+  | { kind: 'set'; user: OwnerUser }
+  | { kind: 'invalid_link' }
+  | { kind: 'weak'; message: string }
+  /** The hashing queue was full (the same link sent many times at once): nothing was set. */
+  | { kind: 'busy'; retryAfterSeconds: number };
 
 export class OwnerAuth {
   private readonly now: () => Date;
@@ -56,19 +65,29 @@ export class OwnerAuth {
   async signIn(email: string, password: string, clientAddress: string): Promise<SignInOutcome> {
     const now = this.now();
     const emailScope = `email:${email.trim().toLowerCase()}`;
-    const addressScope = `ip:${clientAddress}`;
     const since = new Date(now.getTime() - this.policy.windowMs);
-    const failures = await this.backend.loginThrottle.failures([emailScope, addressScope], since);
-    if ((failures.get(emailScope) ?? 0) >= this.policy.perEmail || (failures.get(addressScope) ?? 0) >= this.policy.perAddress) {
-      return { kind: 'throttled', retryAfterSeconds: Math.ceil(this.policy.windowMs / 1000) };
-    }
+    // Reserved before the hash, counted with the reservations of attempts still being checked:
+    // attempts fired at once get at most the limit's worth of checks between them.
+    const attempt = await this.backend.loginThrottle.reserve(
+      [
+        { scope: emailScope, limit: this.policy.perEmail },
+        { scope: `ip:${clientAddress}`, limit: this.policy.perAddress },
+      ],
+      now,
+      since,
+    );
+    if (attempt === null) return { kind: 'throttled', reason: 'failures', retryAfterSeconds: Math.ceil(this.policy.windowMs / 1000) };
     const user = await this.backend.users.findUserByEmail(email.trim());
     // The hash runs for unknown emails too: the answer takes as long either way.
-    const ok = await verifyPassword(password, user?.passwordHash ?? null);
-    if (!user || !ok) {
-      await this.backend.loginThrottle.recordFailure([emailScope, addressScope], now, since);
-      return { kind: 'refused' };
+    const check = await verifyPassword(password, user?.passwordHash ?? null, clientAddress);
+    if (check === 'busy') {
+      // Nothing was checked: the attempt does not count against the owner.
+      await this.backend.loginThrottle.release(attempt);
+      return { kind: 'throttled', reason: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
+    // A wrong password leaves its reservation as the failure it records.
+    if (!user || check === 'mismatch') return { kind: 'refused' };
+    await this.backend.loginThrottle.release(attempt);
     await this.backend.loginThrottle.clear(emailScope);
     const token = newToken();
     const expiresAt = new Date(now.getTime() + this.policy.sessionLifetimeMs);
@@ -104,7 +123,11 @@ export class OwnerAuth {
     const problem = passwordProblem(password);
     if (problem) return { kind: 'weak', message: problem };
     if (!(await this.linkOwner(linkToken))) return { kind: 'invalid_link' };
-    const user = await this.backend.users.setPasswordWithToken({ tokenHash: hashToken(linkToken), passwordHash: await hashPassword(password), now: this.now() });
+    const tokenHash = hashToken(linkToken);
+    // In the link's own turn: only its holder can ask, and many asks at once are shed, not queued.
+    const passwordHash = await hashPassword(password, `link:${tokenHash}`);
+    if (passwordHash === null) return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
+    const user = await this.backend.users.setPasswordWithToken({ tokenHash, passwordHash, now: this.now() });
     return user ? { kind: 'set', user } : { kind: 'invalid_link' };
   }
 }

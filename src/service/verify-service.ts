@@ -49,6 +49,21 @@ export interface VerifyServiceOptions {
   log: Logger;
 }
 
+/**
+ * The answer to a caller whose check this process lost: it stalled past the check's lease (a
+ * pause of the whole process, the store out of reach for its renewals) and another process's
+ * sweep failed and released the check (or, once the caller was told 202, ran it again). The
+ * result this process holds is not the stored one, so it is not delivered. docs/interface-spec.md
+ * lists 200, 202, 400, 401, 402, 429, 502 and 503 for the route: not 502, the engine and the mail
+ * servers answered; 503, the service could not keep the check, nothing is billed, and asking again
+ * (a new Idempotency-Key: this one names the failed check) starts a new one.
+ */
+const LEASE_LOST: Refusal = {
+  kind: 'refused',
+  code: 'service_unavailable',
+  message: 'The check was lost while this node was stalled; it is not billed. Retry with a new Idempotency-Key.',
+};
+
 /** How a check ended: its record, or the refusal its waiting caller gets (nothing billed either way). */
 type Settled = { ok: true; record: VerificationRecord } | { ok: false; refusal: Refusal };
 
@@ -265,6 +280,10 @@ export class VerifyService {
       }
       try {
         const stored = await verifications.complete({ verificationId: record.id, result: toStoredResult(result), now: this.now() });
+        if (stored.state !== 'completed' || !stored.result) {
+          this.options.log.warn({ verificationId: record.id, state: stored.state }, 'a verification was ended by another process while this one ran it (its lease lapsed)');
+          return { ok: false, refusal: LEASE_LOST };
+        }
         this.observe(stored);
         return { ok: true, record: stored };
       } catch (err) {

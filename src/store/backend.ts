@@ -281,10 +281,15 @@ export interface OwnerSessionsRole {
 
 /** Failed sign-ins counted per scope (an email, a client address) over a sliding window, shared by every node. */
 export interface LoginThrottleRole {
-  /** Failures of each scope since `since` (scopes without any are absent). */
-  failures(scopes: readonly string[], since: Date): Promise<Map<string, number>>;
-  /** Records one failure for each scope, forgetting their failures from before `forgetBefore`. */
-  recordFailure(scopes: readonly string[], now: Date, forgetBefore: Date): Promise<void>;
+  /**
+   * Reserves one sign-in attempt against every scope's limit in one step: null, and nothing
+   * recorded, when a scope already has `limit` failures or reserved attempts after `since`; else
+   * the attempt's id. The reservation counts as a failure until it is released, so attempts fired
+   * at once on any number of nodes never check more passwords than the limit.
+   */
+  reserve(limits: readonly { scope: string; limit: number }[], now: Date, since: Date): Promise<string | null>;
+  /** Withdraws a reserved attempt: its password was never checked (the hashing queue was full), or it was right. */
+  release(attempt: string): Promise<void>;
   /** A successful sign-in clears its email's failures. */
   clear(scope: string): Promise<void>;
 }

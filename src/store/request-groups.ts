@@ -24,40 +24,57 @@ export interface RequestCounts {
   open_count: number;
 }
 
-interface Seen {
-  upToSeq: number;
-  groups: Map<string, ItemGroup>;
+/**
+ * The sums of a request's final items up to `upToSeq`. Never changed once made: a view reads one,
+ * awaits its query and builds the next from it, so views of one request running at once on one
+ * process (pollers, a results page, the creation's replay) each add their own items to the base
+ * they read — never to a base another view has already extended (which counted items twice).
+ */
+export interface CountedGroups {
+  readonly upToSeq: number;
+  readonly groups: ReadonlyMap<string, Readonly<ItemGroup>>;
 }
 
-export class RequestGroups {
-  private readonly seen = new Map<string, Seen>();
+const NOTHING_COUNTED: CountedGroups = { upToSeq: 0, groups: new Map() };
 
-  /** Items with `final_seq` above this (and up to `final_count`) are not summed yet. */
-  countedUpTo(r: RequestCounts): number {
-    const seen = this.seen.get(r.id);
-    return seen && seen.upToSeq <= r.final_count ? seen.upToSeq : 0;
+export class RequestGroups {
+  private readonly counted = new Map<string, CountedGroups>();
+
+  /**
+   * What is already summed for the request as its row `r` shows it: the items with `final_seq`
+   * above `upToSeq` (and up to `final_count`) are to be added. A base newer than the row (a view
+   * from an older snapshot) is not used: that view counts from nothing.
+   */
+  base(r: RequestCounts): CountedGroups {
+    const known = this.counted.get(r.id);
+    return known && known.upToSeq <= r.final_count ? known : NOTHING_COUNTED;
   }
 
-  /** All groups of the request: those of its final items, with `added` (the items after `countedUpTo`) summed in, and its open items. */
-  groups(r: RequestCounts, added: readonly FinalGroup[], rechecking: number): ItemGroup[] {
-    let seen = this.seen.get(r.id);
-    if (!seen || seen.upToSeq > r.final_count) {
-      seen = { upToSeq: 0, groups: new Map() };
-      if (this.seen.size >= MAX_REQUESTS) this.seen.delete(this.seen.keys().next().value as string);
-      this.seen.set(r.id, seen);
-    }
+  /**
+   * All groups of the request: those of its final items (`base` with `added`, the items after
+   * it, summed in) and its open items. The sums are kept only when they reach further than those
+   * already kept, so the remembered sums only ever move forward and never mix two views' counts.
+   */
+  groups(r: RequestCounts, base: CountedGroups, added: readonly FinalGroup[], rechecking: number): ItemGroup[] {
+    const groups = new Map(base.groups);
     for (const g of added) {
       const key = `${g.envelopeStatus}|${g.decision}|${g.billing}`;
-      const group = seen.groups.get(key);
-      if (group) group.count += g.count;
-      else seen.groups.set(key, { ...g, state: 'final' });
+      const group = groups.get(key);
+      groups.set(key, { ...g, state: 'final', count: g.count + (group?.count ?? 0) });
     }
-    seen.upToSeq = r.final_count;
+    this.remember(r.id, { upToSeq: r.final_count, groups });
     const openBilling: ItemBilling = r.sandbox ? 'none' : 'held';
     return [
-      ...seen.groups.values(),
+      ...[...groups.values()].map((g) => ({ ...g })),
       { state: 'pending', envelopeStatus: null, decision: null, billing: openBilling, count: r.open_count - rechecking },
       { state: 'recheck', envelopeStatus: null, decision: null, billing: openBilling, count: rechecking },
     ];
+  }
+
+  private remember(id: string, next: CountedGroups): void {
+    const known = this.counted.get(id);
+    if (known && known.upToSeq >= next.upToSeq) return;
+    if (!known && this.counted.size >= MAX_REQUESTS) this.counted.delete(this.counted.keys().next().value as string);
+    this.counted.set(id, next);
   }
 }

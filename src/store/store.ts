@@ -296,6 +296,8 @@ export interface PurgeOutcome {
   idempotencyRecords: number;
   /** Failed list imports whose entries were deleted. */
   failedLists: number;
+  /** Failed sign-in records older than a day, deleted. */
+  signInFailures: number;
 }
 
 /** Decision → counter key (docs/design.md §4). */

@@ -1,11 +1,10 @@
-import { test, describe, before, after } from 'node:test';
+import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { startHarness, newIdem } from '../api/harness.js';
+import { newIdem } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { assertSpecAnswer, rawRequest } from './raw-http.js';
-import { BACKENDS } from './backends.js';
-import type { OpenBackend } from './backends.js';
+import { BACKENDS, harnessOn } from './backends.js';
 
 /**
  * Someone holding one account's key, or none, attacks the others: guessing keys, reading
@@ -27,30 +26,20 @@ function sameCursorFor(tail: string, id: string): string {
 }
 
 for (const backend of BACKENDS) describe(`abuse: keys, foreign request ids, foreign idempotency keys (${backend.name})`, () => {
+  const on = harnessOn(backend);
   let h: Harness;
   let a: { accountId: string; live: string; test: string };
   let b: { accountId: string; live: string; test: string };
-  let opened: OpenBackend | null = null;
-  let skip: string | null = null;
 
   before(async () => {
-    const outcome = await backend.open();
-    if ('skip' in outcome) {
-      skip = outcome.skip;
-      return;
-    }
-    opened = outcome;
-    h = await startHarness({ env: outcome.env });
+    if (on.skip) return;
+    h = on.h;
     a = await h.newAccount(100);
     b = await h.newAccount(100);
   });
-  after(async () => {
-    await h?.close();
-    await opened?.close();
-  });
 
   test('another account’s request ids, in any case and with any query, are 404 on status and results', async (t) => {
-    if (skip) return t.skip(skip);
+    if (on.skip) return t.skip(on.skip);
     const created = await h.call('POST', '/v1/requests', { key: a.test, idem: newIdem(), body: { emails: ['deliverable@example.com', 'role@example.com', 'full@example.com'] } });
     assert.equal(created.status, 202);
     const id: string = created.body.request.id;
@@ -83,7 +72,7 @@ for (const backend of BACKENDS) describe(`abuse: keys, foreign request ids, fore
   });
 
   test('one Idempotency-Key used by two accounts at once makes two requests, each replaying only its own', async (t) => {
-    if (skip) return t.skip(skip);
+    if (on.skip) return t.skip(on.skip);
     const idem = newIdem();
     const body = { emails: ['deliverable@example.com', 'undeliverable@example.com'] };
     const [ra, rb] = await Promise.all([h.call('POST', '/v1/requests', { key: a.live, idem, body }), h.call('POST', '/v1/requests', { key: b.live, idem, body })]);
@@ -101,7 +90,7 @@ for (const backend of BACKENDS) describe(`abuse: keys, foreign request ids, fore
   });
 
   test('ten identical /v1/verify requests racing under one Idempotency-Key run one check and bill it once', async (t) => {
-    if (skip) return t.skip(skip);
+    if (on.skip) return t.skip(on.skip);
     const c = await h.newAccount(5);
     const idem = newIdem();
     const answers = await Promise.all(
@@ -118,7 +107,7 @@ for (const backend of BACKENDS) describe(`abuse: keys, foreign request ids, fore
   });
 
   test('one Idempotency-Key used by two accounts on /v1/verify runs and bills two checks, not a replay', async (t) => {
-    if (skip) return t.skip(skip);
+    if (on.skip) return t.skip(on.skip);
     const c = await h.newAccount(5);
     const d = await h.newAccount(5);
     const idem = newIdem();

@@ -1,9 +1,7 @@
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, newIdem, waitFinal } from '../api/harness.js';
-import type { Harness } from '../api/harness.js';
-import { BACKENDS } from './backends.js';
-import type { OpenBackend } from './backends.js';
+import { newIdem, waitFinal } from '../api/harness.js';
+import { BACKENDS, harnessOn } from './backends.js';
 import { assertSpecAnswer, rawRequest } from './raw-http.js';
 
 /**
@@ -15,28 +13,13 @@ const PER_SECOND = 20;
 const BURST = 40;
 
 for (const backend of BACKENDS) describe(`abuse: rate limits and credits (${backend.name})`, () => {
-  let h: Harness;
-  let opened: OpenBackend | null = null;
-  let skip: string | null = null;
+  const on = harnessOn(backend, (env) => ({ env: { PRESEND_RATE_LIMIT_PER_SECOND: String(PER_SECOND), PRESEND_RATE_LIMIT_BURST: String(BURST), ...env } }));
 
-  before(async () => {
-    const outcome = await backend.open();
-    if ('skip' in outcome) {
-      skip = outcome.skip;
-      return;
-    }
-    opened = outcome;
-    h = await startHarness({ env: { PRESEND_RATE_LIMIT_PER_SECOND: String(PER_SECOND), PRESEND_RATE_LIMIT_BURST: String(BURST), ...outcome.env } });
-  });
-  after(async () => {
-    await h?.close();
-    await opened?.close();
-  });
-
-  const requestsOf = (accountId: string) => opened?.countRequests(h, accountId) ?? Promise.resolve(-1);
+  const requestsOf = (accountId: string) => on.opened.countRequests(on.h, accountId);
 
   test('a batch that would overdraw the balance is 402 and changes nothing: no hold, no request, no idempotency record', async (t) => {
-    if (skip) return t.skip(skip);
+    if (on.skip) return t.skip(on.skip);
+    const { h } = on;
     const a = await h.newAccount(5);
     const before = await h.backend.ledger.getBalance(a.accountId);
     const idem = newIdem();
@@ -51,7 +34,8 @@ for (const backend of BACKENDS) describe(`abuse: rate limits and credits (${back
   });
 
   test('twelve batches racing for ten credits hold at most ten, and the balance never goes below zero', async (t) => {
-    if (skip) return t.skip(skip);
+    if (on.skip) return t.skip(on.skip);
+    const { h } = on;
     const a = await h.newAccount(10);
     // 3 unique addresses each (the sandbox behind the live key makes them actionable: debited).
     const bodies = Array.from({ length: 12 }, (_, n) => ({ emails: [`deliverable+${n}a@example.com`, `deliverable@race${n}.example`, `role@race${n}.example`] }));
@@ -70,7 +54,8 @@ for (const backend of BACKENDS) describe(`abuse: rate limits and credits (${back
   });
 
   test('twenty single checks racing for three credits debit at most three, the rest are 402', async (t) => {
-    if (skip) return t.skip(skip);
+    if (on.skip) return t.skip(on.skip);
+    const { h } = on;
     const a = await h.newAccount(3);
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, n) =>

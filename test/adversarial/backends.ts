@@ -4,9 +4,11 @@
  * PRESEND_TEST_POSTGRES asks for it). Row locks and shared buckets are where races live.
  */
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { Harness } from '../api/harness.js';
+import { startHarness } from '../api/harness.js';
+import type { Harness, HarnessOptions } from '../api/harness.js';
 import { freshDatabase } from '../scale/fresh-database.js';
 import type { FreshDatabase } from '../scale/fresh-database.js';
 
@@ -64,3 +66,32 @@ export const postgres: Backend = {
 };
 
 export const BACKENDS: readonly Backend[] = [sqlite, postgres];
+
+/** A harness of one describe block, on one backend; `skip` says why when the backend cannot be used. */
+export interface BackendHarness {
+  h: Harness;
+  opened: OpenBackend;
+  skip: string | null;
+}
+
+/**
+ * Opens `backend` and a harness on it before the block's tests (hooks registered here, so call it
+ * first inside `describe`), and closes both after them.
+ */
+export function harnessOn(backend: Backend, options: (env: Record<string, string>) => HarnessOptions = (env) => ({ env })): BackendHarness {
+  const state = { skip: null } as BackendHarness;
+  before(async () => {
+    const outcome = await backend.open();
+    if ('skip' in outcome) {
+      state.skip = outcome.skip;
+      return;
+    }
+    state.opened = outcome;
+    state.h = await startHarness(options(outcome.env));
+  });
+  after(async () => {
+    await state.h?.close();
+    await state.opened?.close();
+  });
+  return state;
+}

@@ -86,21 +86,25 @@ function suite(name: string, open: () => Promise<Backend>, skip: string | false 
       assert.equal(await b.ownerSessions.find('c' + user.id, at(1), at(-1)), null);
     });
 
-    test('login failures are counted per scope within the window and cleared by a success', async () => {
+    test('sign-in attempts are reserved per scope up to its limit within the window, released, and cleared by a success', async () => {
       const email = unique('email:dee');
       const ip = unique('ip:127.0.0.9');
-      await b.loginThrottle.recordFailure([email, ip], at(0), at(-60_000));
-      await b.loginThrottle.recordFailure([email, ip], at(1000), at(-59_000));
-      await b.loginThrottle.recordFailure([ip], at(2000), at(-58_000));
-      let counts = await b.loginThrottle.failures([email, ip], at(-1));
-      assert.equal(counts.get(email), 2);
-      assert.equal(counts.get(ip), 3);
-      counts = await b.loginThrottle.failures([email, ip], at(500));
-      assert.equal(counts.get(email), 1, 'only failures inside the window count');
+      const limits = (emailLimit: number, ipLimit: number) => [
+        { scope: email, limit: emailLimit },
+        { scope: ip, limit: ipLimit },
+      ];
+      const first = await b.loginThrottle.reserve(limits(2, 3), at(0), at(-60_000));
+      assert.ok(first);
+      assert.ok(await b.loginThrottle.reserve(limits(2, 3), at(1000), at(-59_000)));
+      assert.equal(await b.loginThrottle.reserve(limits(2, 3), at(2000), at(-58_000)), null, 'the email has its 2');
+      assert.ok(await b.loginThrottle.reserve([{ scope: ip, limit: 3 }], at(2000), at(-58_000)), 'the address has room for a third');
+      assert.equal(await b.loginThrottle.reserve([{ scope: ip, limit: 3 }], at(2500), at(-57_500)), null, 'refused, and not counted');
+      await b.loginThrottle.release(first);
+      assert.ok(await b.loginThrottle.reserve(limits(2, 3), at(2600), at(-57_400)), 'a released attempt no longer counts');
+      assert.equal(await b.loginThrottle.reserve(limits(2, 3), at(2700), at(-57_300)), null);
+      assert.ok(await b.loginThrottle.reserve(limits(2, 3), at(3000), at(1500)), 'only attempts inside the window count');
       await b.loginThrottle.clear(email);
-      counts = await b.loginThrottle.failures([email, ip], at(-1));
-      assert.equal(counts.get(email), undefined);
-      assert.equal(counts.get(ip), 3);
+      assert.ok(await b.loginThrottle.reserve([{ scope: email, limit: 1 }], at(3100), at(-56_900)), 'a success clears the email');
     });
 
     test('a managed key carries its label and last use, is revoked only within its account, and leaves an audit trail', async () => {

@@ -21,7 +21,7 @@ export function register(program: Command): void {
         const purged = await backend.retention.purgeExpired(new Date(), config.retentionDays, { chunk: config.purgeChunk });
         const webhookEvents = await backend.webhooks.purgeFinished(new Date(Date.now() - config.retentionDays * 86_400_000));
         return {
-          text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s), the entries of ${purged.failedLists} failed list import(s), ${webhookEvents} delivered or failed webhook event(s)`,
+          text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s), the entries of ${purged.failedLists} failed list import(s), ${purged.signInFailures} failed sign-in(s), ${webhookEvents} delivered or failed webhook event(s)`,
           json: { ...purged, lapsedImports, webhookEvents },
         };
       }),

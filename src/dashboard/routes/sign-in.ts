@@ -40,9 +40,11 @@ export function signInRoutes(app: FastifyInstance, deps: DashboardDeps): void {
       return reply.redirect(next, 303);
     }
     const error =
-      outcome.kind === 'throttled'
-        ? `Too many failed attempts. Try again in ${Math.ceil(outcome.retryAfterSeconds / 60)} minutes.`
-        : 'The email or the password is not right.';
+      outcome.kind !== 'throttled'
+        ? 'The email or the password is not right.'
+        : outcome.reason === 'busy'
+          ? `Too many sign-ins are being checked right now. Try again in ${outcome.retryAfterSeconds} seconds.`
+          : `Too many failed attempts. Try again in ${Math.ceil(outcome.retryAfterSeconds / 60)} minutes.`;
     if (outcome.kind === 'throttled') void reply.header('retry-after', String(outcome.retryAfterSeconds));
     const ctx = await pageContext(deps, request, reply);
     return sendPage(reply, ctx, 'Sign in', signInPage(ctx, { email, next, error }), outcome.kind === 'throttled' ? 429 : 401);
@@ -86,6 +88,11 @@ export function signInRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     const outcome = await deps.auth.setPassword(token, password);
     if (outcome.kind === 'weak') return sendPage(reply, ctx, 'Set your password', setPasswordPage(ctx, { token, email: user.email, error: outcome.message }), 400);
     if (outcome.kind === 'invalid_link') return sendPage(reply, ctx, 'Set your password', linkUnusablePage(), 404);
+    if (outcome.kind === 'busy') {
+      void reply.header('retry-after', String(outcome.retryAfterSeconds));
+      const error = `Too many passwords are being checked right now. Try again in ${outcome.retryAfterSeconds} seconds.`;
+      return sendPage(reply, ctx, 'Set your password', setPasswordPage(ctx, { token, email: user.email, error }), 429);
+    }
     // Setting a password ended every session of the owner, this browser's too: sign in anew.
     endSessionCookie(reply);
     return reply.redirect('/dashboard/sign-in?set=1', 303);

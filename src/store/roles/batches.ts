@@ -20,14 +20,15 @@ import { finalizeIfDone, loadRequest } from './finalize.js';
 import type { RequestRow } from './finalize.js';
 
 /**
- * The account's unfinished batch work: open items of its unfinished requests, plus the list
- * entries not yet copied into a list batch still being filled (through requests_unfinished).
+ * The account's unfinished batch work besides request `besides` (the one being created): open
+ * items of its unfinished requests, plus the list entries not yet copied into a list batch still
+ * being filled (through requests_unfinished).
  */
-async function outstandingWork(tx: Tx, accountId: string): Promise<number> {
+async function outstandingWork(tx: Tx, accountId: string, besides: string): Promise<number> {
   const row = await tx.get<{ outstanding: number | string | null }>(
     `SELECT SUM(open_count + CASE WHEN fill_position IS NULL THEN 0 ELSE total - fill_position END) AS outstanding
-     FROM requests WHERE account_id = ? AND state IN ('queued', 'running')`,
-    [accountId],
+     FROM requests WHERE account_id = ? AND state IN ('queued', 'running') AND id <> ?`,
+    [accountId, besides],
   );
   return Number(row?.outstanding ?? 0);
 }
@@ -40,13 +41,13 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
   /** The request's counters: the items finalized since the last look and the rechecks counted in one round trip, the rest remembered. */
   async function view(tx: Tx, r: RequestRow): Promise<BatchRequestView> {
     const counts = { id: r.id, sandbox: Boolean(r.sandbox), final_count: r.final_count, open_count: r.open_count };
-    const from = requestGroups.countedUpTo(counts);
+    const base = requestGroups.base(counts);
     const rows = await tx.all<FinalGroup & { recheck: number | boolean; due: string | Date | null }>(
       `SELECT 0 AS recheck, envelope_status AS "envelopeStatus", decision, billing, COUNT(*) AS count, NULL AS due
          FROM items WHERE request_id = ? AND final_seq > ? AND final_seq <= ? GROUP BY envelope_status, decision, billing
        UNION ALL
        SELECT 1, NULL, NULL, 'none', COUNT(*), MIN(not_before) FROM items WHERE request_id = ? AND state = 'recheck'`,
-      [r.id, from, r.final_count, r.id],
+      [r.id, base.upToSeq, r.final_count, r.id],
     );
     const waiting = rows.find((g) => Number(g.recheck) === 1);
     const rechecking = waiting?.count ?? 0;
@@ -61,7 +62,7 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
       retentionExpiresAt: r.retention_expires_at,
       finalization: r.finalization_json ? (JSON.parse(r.finalization_json) as Finalization) : null,
       sandbox: counts.sandbox,
-      counters: countersFrom(r.total, r.unique_count, requestGroups.groups(counts, added, rechecking)),
+      counters: countersFrom(r.total, r.unique_count, requestGroups.groups(counts, base, added, rechecking)),
       nextRecheckAt: rechecking > 0 && waiting?.due ? new Date(waiting.due).toISOString() : null,
     };
   }
@@ -83,12 +84,15 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
         // A list batch holds one credit per entry until its chunks are written (duplicates and
         // invalid entries are released then); its work is the list's length.
         const work = fill ? input.total : open.length;
-        if (input.maxOutstanding !== undefined) {
-          const outstanding = await outstandingWork(tx, input.accountId);
-          if (outstanding + work > input.maxOutstanding) {
-            return new Rollback({ kind: 'too_much_outstanding_work', outstanding, adding: work, max: input.maxOutstanding });
-          }
-        }
+        const max = input.maxOutstanding;
+        /** The refusal when this batch's work would take the account past the cap, else null. */
+        const pastCap = async (): Promise<Rollback<CreateBatchOutcome> | null> => {
+          if (max === undefined) return null;
+          const outstanding = await outstandingWork(tx, input.accountId, id);
+          return outstanding + work > max ? new Rollback({ kind: 'too_much_outstanding_work', outstanding, adding: work, max }) : null;
+        };
+        const early = await pastCap();
+        if (early) return early;
         const needed = input.billable ? work : 0;
         // A cheap look first, so a short balance costs no inserts; the binding check is the
         // conditional hold at the end, which keeps the account row locked only for the COMMIT.
@@ -128,6 +132,19 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
         const created = await view(tx, (await loadRequest(tx, id)) as RequestRow);
         const short = await hold(tx, bulk, input.accountId, needed, { requestId: id }, input.now);
         if (short !== null) return new Rollback({ kind: 'insufficient_credits', available: short, needed });
+        if (max !== undefined) {
+          // The binding check, under the account row's lock (which `hold` already took for a billed
+          // batch): a creation racing this one on another connection either committed before we
+          // got the lock, and this READ COMMITTED statement counts its request, or waits for our
+          // commit and counts ours. The look above, taken without the lock, only saved the inserts.
+          // An UPDATE, not SELECT … FOR UPDATE: that lock conflicts with the KEY SHARE lock every
+          // racing transaction's request insert holds on the account row (its foreign key), and
+          // two such creations deadlocked; an UPDATE of no key column takes FOR NO KEY UPDATE,
+          // which does not (PostgreSQL manual, "Row-Level Locks").
+          await tx.run('UPDATE accounts SET credits_held = credits_held WHERE id = ?', [input.accountId]);
+          const late = await pastCap();
+          if (late) return late;
+        }
         return { kind: 'created', request: created };
       }),
 

@@ -1,23 +1,41 @@
-/** Role: failed sign-ins per scope over a sliding window, in the store so the limit holds summed over every API node. */
+/**
+ * Role: failed sign-ins per scope over a sliding window, in the store so the limit holds summed
+ * over every API node. An attempt is reserved before its password is hashed, and the count and
+ * the reservation are one transaction serialised per scope (issue 21: 39 wrong passwords sent at
+ * once were all checked against a limit of 5 when the count came before the hash and the record
+ * after it). Each scope's `login_scopes` row is made if missing and locked until the commit
+ * (PostgreSQL; SQLite has one writer), in scope order so two attempts never deadlock — as the
+ * token buckets are (src/store/postgres/rate-limits.ts).
+ */
+import { randomUUID } from 'node:crypto';
 import type { LoginThrottleRole } from '../backend.js';
-import { list } from '../sql.js';
+import { list, Rollback } from '../sql.js';
 import type { Db } from '../sql.js';
 
 export function loginThrottleRole(db: Db): LoginThrottleRole {
   return {
-    async failures(scopes, since) {
-      const rows = await db.all<{ scope: string; n: number }>(
-        `SELECT scope, COUNT(*) AS n FROM login_failures WHERE scope ${db.dialect.inList} AND failed_at > ? GROUP BY scope`,
-        [list(scopes), since],
-      );
-      return new Map(rows.map((r) => [r.scope, Number(r.n)]));
-    },
-
-    recordFailure: (scopes, now, forgetBefore) =>
-      db.write(async (tx) => {
-        await tx.run(`DELETE FROM login_failures WHERE scope ${tx.dialect.inList} AND failed_at <= ?`, [list(scopes), forgetBefore]);
-        for (const scope of scopes) await tx.run('INSERT INTO login_failures (scope, failed_at) VALUES (?, ?)', [scope, now]);
+    reserve: (limits, now, since) =>
+      db.write<string | null>(async (tx) => {
+        const scopes = [...new Set(limits.map((l) => l.scope))].sort();
+        for (const scope of scopes) {
+          await tx.run('INSERT INTO login_scopes (scope) VALUES (?) ON CONFLICT (scope) DO NOTHING', [scope]);
+          await tx.get(`SELECT scope FROM login_scopes WHERE scope = ?${tx.dialect.forUpdate()}`, [scope]);
+        }
+        const rows = await tx.all<{ scope: string; n: number }>(
+          `SELECT scope, COUNT(*) AS n FROM login_failures WHERE scope ${tx.dialect.inList} AND failed_at > ? GROUP BY scope`,
+          [list(scopes), since],
+        );
+        const counted = new Map(rows.map((r) => [r.scope, Number(r.n)]));
+        if (limits.some((l) => (counted.get(l.scope) ?? 0) >= l.limit)) return new Rollback(null);
+        await tx.run(`DELETE FROM login_failures WHERE scope ${tx.dialect.inList} AND failed_at <= ?`, [list(scopes), since]);
+        const attempt = randomUUID();
+        for (const scope of scopes) await tx.run('INSERT INTO login_failures (scope, failed_at, attempt) VALUES (?, ?, ?)', [scope, now, attempt]);
+        return attempt;
       }),
+
+    async release(attempt) {
+      await db.run('DELETE FROM login_failures WHERE attempt = ?', [attempt]);
+    },
 
     async clear(scope) {
       await db.run('DELETE FROM login_failures WHERE scope = ?', [scope]);

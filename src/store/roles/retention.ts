@@ -1,6 +1,6 @@
 /**
  * Role: retention (docs/design.md §4): requests past their retention, old finished checks, expired
- * idempotency records and failed list imports are deleted.
+ * idempotency records, failed list imports and old failed sign-ins are deleted.
  *
  * In small transactions: one DELETE of millions of rows held the database (SQLite: the whole
  * file) for tens of seconds, stalling every request and failing some with `database is locked`.
@@ -61,8 +61,9 @@ export function retentionRole(db: Db, purgeEngineState: () => Promise<void>): Re
         ),
       );
       const failedLists = await purgeFailedLists(db, now, verificationRetentionDays, chunk, inChunks);
+      const signInFailures = await purgeSignInFailures(db, now, chunk, inChunks);
       await purgeEngineState();
-      return { requests, verifications, idempotencyRecords, failedLists };
+      return { requests, verifications, idempotencyRecords, failedLists, signInFailures };
     },
   };
 }
@@ -93,4 +94,32 @@ async function purgeFailedLists(db: Db, now: Date, retentionDays: number, chunk:
     });
   }
   return failed.length;
+}
+
+/**
+ * Failed sign-ins are counted over a window of minutes (src/service/owner-sign-in.ts); a day
+ * later they count for nothing, and were kept for ever before (issue 21). Scope rows (the locks
+ * of login-throttle.ts) with no failure left go with them; one is made again on the next attempt.
+ */
+const SIGN_IN_FAILURES_KEPT_DAYS = 1;
+
+async function purgeSignInFailures(db: Db, now: Date, chunk: number, inChunks: (chunk: number, step: () => Promise<number>) => Promise<number>): Promise<number> {
+  const failures = await inChunks(chunk, () =>
+    db.write((tx) =>
+      Promise.resolve(
+        tx.run('DELETE FROM login_failures WHERE (scope, failed_at) IN (SELECT scope, failed_at FROM login_failures WHERE failed_at <= ? LIMIT ?)', [
+          addDays(now, -SIGN_IN_FAILURES_KEPT_DAYS),
+          chunk,
+        ]),
+      ),
+    ),
+  );
+  await inChunks(chunk, () =>
+    db.write((tx) =>
+      Promise.resolve(
+        tx.run('DELETE FROM login_scopes WHERE scope IN (SELECT scope FROM login_scopes s WHERE NOT EXISTS (SELECT 1 FROM login_failures f WHERE f.scope = s.scope) LIMIT ?)', [chunk]),
+      ),
+    ),
+  );
+  return failures;
 }

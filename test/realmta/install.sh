@@ -5,7 +5,8 @@
 #   mail-transport-agent), so their .debs are fetched with `apt-get download` and unpacked with
 #   `dpkg -x` under $PRESEND_REALMTA_ROOT (default /var/cache/presend-realmta), with any
 #   library the machine lacks; nothing of them is installed as a package, nothing runs.
-# - Haraka 3.3: npm, in its own folder (test/realmta/haraka, own package.json and lockfile).
+# - Haraka 3.3: npm, in its own folder (test/realmta/haraka, own package.json and lockfile),
+#   with Debian's redis-server for its karma and limit plugins.
 # - The system users the three daemons switch to (Debian's maintainer scripts would create them).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,16 +14,21 @@ ROOT="${PRESEND_REALMTA_ROOT:-/var/cache/presend-realmta}"
 updated=""
 apt_update() { if [ -z "$updated" ]; then apt-get update -qq; updated=1; fi; }
 
-if [ ! -x /usr/sbin/postfix ]; then
-  # debconf is told "No configuration" (no main.cf, nothing to run), and invoke-rc.d is refused
-  # by a policy-rc.d that exits 101 for the length of the install.
+# Debian packages installed normally, whose own services must not start: invoke-rc.d is refused
+# by a policy-rc.d that exits 101 for the length of the install; postfix's debconf is told
+# "No configuration" (no main.cf, nothing to run). redis-server backs Haraka's karma and limit
+# (the bed runs a private one per Haraka).
+missing=()
+[ -x /usr/sbin/postfix ] || missing+=(postfix)
+[ -x /usr/bin/redis-server ] || missing+=(redis-server)
+if [ ${#missing[@]} -gt 0 ]; then
   policy_added=""
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && policy_added=1
   fi
   echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections || true
   apt_update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postfix >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   if [ -n "$policy_added" ]; then rm -f /usr/sbin/policy-rc.d; fi
 fi
 
@@ -53,6 +59,9 @@ for name in opensmtpd opensmtpq; do
   getent passwd "$name" >/dev/null || adduser --system --quiet --home /var/lib/opensmtpd/empty --no-create-home --disabled-password --ingroup "$name" "$name"
 done
 
-if [ -f haraka/package.json ] && [ ! -d haraka/node_modules/Haraka ]; then
-  (cd haraka && npm ci --no-audit --no-fund --omit=dev --silent)
+# Haraka's own dependencies only (its optional plugins, some native, are not needed: the bed
+# uses karma and limit, listed in haraka/package.json). Some of its dependencies declare
+# Node >= 22; on Node 20 npm warns, and Haraka runs (its own engines field says >= 20).
+if [ ! -d haraka/node_modules/Haraka ]; then
+  (cd haraka && npm ci --no-audit --no-fund --omit=optional --loglevel=error)
 fi

@@ -58,6 +58,8 @@ for name in opensmtpd opensmtpq; do
   getent group "$name" >/dev/null || addgroup --system --quiet "$name"
   getent passwd "$name" >/dev/null || adduser --system --quiet --home /var/lib/opensmtpd/empty --no-create-home --disabled-password --ingroup "$name" "$name"
 done
+# smtpd's unprivileged processes chroot there (compiled in).
+mkdir -p /var/lib/opensmtpd/empty
 
 # Haraka's own dependencies only (its optional plugins, some native, are not needed: the bed
 # uses karma and limit, listed in haraka/package.json). Some of its dependencies declare

@@ -5,7 +5,7 @@
  * process, and the rule that in CI a missing server fails the suite instead of skipping it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, closeSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, openSync, closeSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 
@@ -194,4 +194,19 @@ export function startDaemon(command: string, args: readonly string[], options: {
       }
     },
   };
+}
+
+/**
+ * Waits for the greeting of a server just started; if none comes, stops its daemons, removes
+ * its temp dir and throws with the end of its log.
+ */
+export async function awaitGreeting(name: string, ip: string, port: number, daemons: readonly Daemon[], dir: string, log: () => string): Promise<void> {
+  try {
+    await greeted(ip, port, 30_000, () => daemons.map((d) => d.exited()).find((gone) => gone !== null) ?? null);
+  } catch (error) {
+    for (const daemon of daemons) await daemon.stop();
+    const tail = log().split('\n').slice(-12).join('\n');
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${name} did not start: ${(error as Error).message}\n${tail}`);
+  }
 }

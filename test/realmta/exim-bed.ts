@@ -19,7 +19,7 @@ import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { filesUnder, freePort, greeted, missingFor, readLog, REALMTA_ROOT, settleServer, startDaemon, type MtaBed } from './bed.js';
+import { filesUnder, awaitGreeting, freePort, missingFor, readLog, REALMTA_ROOT, settleServer, startDaemon, type MtaBed } from './bed.js';
 
 const EXIM = join(REALMTA_ROOT, 'usr/sbin/exim4');
 const LIBRARIES = join(REALMTA_ROOT, 'usr/lib/x86_64-linux-gnu');
@@ -101,14 +101,7 @@ export async function startExim(options: EximOptions): Promise<MtaBed> {
     outputFile: join(dir, 'daemon.out'),
     env: { ...process.env, LD_LIBRARY_PATH: LIBRARIES },
   });
-  try {
-    await greeted(options.ip, port, 20_000, daemon.exited);
-  } catch (error) {
-    await daemon.stop();
-    const tail = log().split('\n').slice(-8).join('\n');
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`exim did not start: ${(error as Error).message}\n${tail}`);
-  }
+  await awaitGreeting('exim', options.ip, port, [daemon], dir, log);
   const queuedFiles = (): number => filesUnder(join(spool, 'input'));
   return {
     name: 'Exim 4.96',

@@ -25,7 +25,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, greeted, missingFor, readLog, settleServer, startDaemon, type MtaBed } from './bed.js';
+import { awaitGreeting, freePort, missingFor, readLog, settleServer, startDaemon, type MtaBed } from './bed.js';
 
 const HARAKA_DIR = fileURLToPath(new URL('./haraka/', import.meta.url));
 const MODULES = join(HARAKA_DIR, 'node_modules');
@@ -112,15 +112,7 @@ export async function startHaraka(options: HarakaOptions): Promise<HarakaBed> {
   const logFile = join(dir, 'haraka.log');
   const log = (): string => readLog(logFile);
   const haraka = startDaemon(process.execPath, [HARAKA, '-c', dir], { outputFile: logFile, cwd: dir });
-  try {
-    await greeted(options.ip, port, 30_000, () => haraka.exited() ?? redis.exited());
-  } catch (error) {
-    await haraka.stop();
-    await redis.stop();
-    const tail = log().split('\n').slice(-12).join('\n');
-    if (!process.env.PRESEND_KEEP_BED) rmSync(dir, { recursive: true, force: true });
-    throw new Error(`haraka did not start: ${(error as Error).message}\n${tail}`);
-  }
+  await awaitGreeting('haraka', options.ip, port, [haraka, redis], dir, log);
   return {
     name: 'Haraka 3.3',
     ip: options.ip,

@@ -4,7 +4,7 @@ import { SmtpTalk } from '../mailworld/smtp-talk.js';
 import { skipUnless } from './bed.js';
 import { harakaUnavailable, startHaraka, type HarakaBed } from './haraka-bed.js';
 import { postfixList } from './lists.js';
-import { assertNothingTaken, assertVerdicts, useBed, verifyAll } from './suite.js';
+import { assertNothingTaken, useBed, verifyListAtBed } from './suite.js';
 
 /**
  * Against Haraka 3.3 with karma and limit (haraka-bed.ts): once a client's karma score is
@@ -24,12 +24,9 @@ describe('real Haraka with karma and limit: the engine', { skip }, () => {
   const use = useBed(list, () => startHaraka({ ip: '127.0.79.2', domains: list.domains, recipients: [...list.existing] }));
 
   test('400 addresses, 25 % unknown: every address its verdict, no refusal by limit, nothing taken', { skip: WAITS_FOR_SLOW_REPLIES }, async () => {
+    await verifyListAtBed(use, list);
     const bed = use.bed();
-    const results = await verifyAll(use.world(), use.port(), list.addresses);
-    await bed.settle();
-    assertVerdicts(list, results);
     assert.deepEqual(bed.limitLines(), []);
-    assertNothingTaken(bed);
     // Few, full sessions: at most one karma-penalised session per 20 recipients (limit's cap), give or take the catch-all probes.
     assert.ok(bed.karmaSessions().length <= Math.ceil(list.addresses.length / 20) + 4, `${bed.karmaSessions().length} sessions paid karma's tarpit`);
   });

@@ -23,7 +23,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { filesUnder, freePort, greeted, missingFor, readLog, REALMTA_ROOT, settleServer, startDaemon, type MtaBed } from './bed.js';
+import { filesUnder, awaitGreeting, freePort, missingFor, readLog, REALMTA_ROOT, settleServer, startDaemon, type MtaBed } from './bed.js';
 
 const SMTPD = join(REALMTA_ROOT, 'usr/sbin/smtpd');
 const SPOOL = '/var/spool/smtpd';
@@ -80,14 +80,7 @@ export async function startOpenSmtpd(options: OpenSmtpdOptions): Promise<MtaBed>
   const logFile = join(dir, 'smtpd.log');
   const log = (): string => readLog(logFile);
   const daemon = startDaemon(SMTPD, ['-d', '-v', '-f', config], { outputFile: logFile });
-  try {
-    await greeted(options.ip, port, 20_000, daemon.exited);
-  } catch (error) {
-    await daemon.stop();
-    const tail = log().split('\n').slice(-8).join('\n');
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`smtpd did not start: ${(error as Error).message}\n${tail}`);
-  }
+  await awaitGreeting('smtpd', options.ip, port, [daemon], dir, log);
   return {
     name: 'OpenSMTPD 6.8',
     ip: options.ip,

@@ -76,3 +76,13 @@ export function useBed<B extends MtaBed>(list: RealMtaList, start: () => Promise
   };
   return { bed: () => started(bed), world: () => started(world), port: () => relay?.port ?? started(bed).port, relay: () => relay };
 }
+
+/** The engine over the whole list at the bed (or its relay), then the bed settled: every address its verdict, nothing taken. */
+export async function verifyListAtBed(use: BedUse<MtaBed>, list: RealMtaList): Promise<Map<string, EngineResult>> {
+  const bed = use.bed();
+  const results = await verifyAll(use.world(), use.port(), list.addresses);
+  await bed.settle();
+  assertVerdicts(list, results);
+  assertNothingTaken(bed);
+  return results;
+}

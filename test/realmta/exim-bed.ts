@@ -114,6 +114,8 @@ export async function startExim(options: EximOptions): Promise<MtaBed> {
     settle: (timeoutMs) => settleServer(options.ip, port, log, timeoutMs),
     async stop() {
       await daemon.stop();
+      // Session processes outlive the daemon a moment and would recreate spool files under a removed dir.
+      await settleServer(options.ip, port, log, 5000);
       rmSync(dir, { recursive: true, force: true });
     },
   };

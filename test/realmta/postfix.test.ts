@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { skipUnless } from './bed.js';
 import { postfixList, type RealMtaList } from './lists.js';
 import { postfixUnavailable, startPostfix } from './postfix-bed.js';
-import { assertNothingTaken, assertVerdicts, useBed, verifyAll } from './suite.js';
+import { assertNothingTaken, assertVerdicts, useBed, verifyAll, verifyListAtBed } from './suite.js';
 
 /**
  * Against Debian's Postfix with its stock defences (postfix-bed.ts): the engine must give every
@@ -14,8 +14,8 @@ import { assertNothingTaken, assertVerdicts, useBed, verifyAll } from './suite.j
 const skip = skipUnless('Postfix', postfixUnavailable());
 
 /** A Postfix for the suite (started before its tests, stopped after them) and the DNS that points at it. */
-function usePostfix(list: RealMtaList, ip: string, smtpdOptions: string[] = []) {
-  return useBed(list, () => startPostfix({ ip, domains: list.domains, recipients: [...list.existing], smtpdOptions }));
+function usePostfix(list: RealMtaList, ip: string, smtpdOptions: string[] = [], latency?: { relayIp: string; oneWayMs: number }) {
+  return useBed(list, () => startPostfix({ ip, domains: list.domains, recipients: [...list.existing], smtpdOptions }), latency);
 }
 
 describe('real Postfix, stock defences', { skip }, () => {
@@ -54,5 +54,15 @@ describe('real Postfix in stress mode (hard error limit 1): a 421 in the middle 
     assertVerdicts(list, results);
     assert.match(bed.log(), /too many errors/, 'Postfix did cut sessions with a 421');
     assert.equal(bed.queuedFiles(), 0);
+  });
+});
+
+describe('real Postfix, stock defences, behind an 80 ms round trip (the bed\'s latency relay)', { skip }, () => {
+  const list = postfixList({ perDomain: 150, unknownShare: 0.3, seed: 9 });
+  const use = usePostfix(list, '127.0.77.4', [], { relayIp: '127.0.77.5', oneWayMs: 40 });
+
+  test('300 addresses: every address its verdict, not one limit line, nothing taken', async () => {
+    await verifyListAtBed(use, list);
+    assert.deepEqual(use.bed().limitLines(), []);
   });
 });

@@ -118,6 +118,8 @@ export interface DomainSpec {
   aaaa?: string[];
   /** The domain name is a CNAME to this name (chains and loops allowed). */
   cname?: string;
+  /** TXT records of the domain name (e.g. its SPF record, `v=spf1 ip4:127.0.0.1 -all`). */
+  txt?: string[];
   /** Local part (lower-cased) → behaviour. */
   mailboxes?: Record<string, MailboxBehaviour>;
   /** Behaviour for local parts not in `mailboxes`. Default 'unknown'; 'accept' makes a catch-all. */
@@ -130,7 +132,17 @@ export interface WorldSpec {
   hosts: MxHostSpec[];
   domains: DomainSpec[];
   /** Extra A/AAAA names (e.g. MX host names pointing at private ranges, CNAME targets). */
-  names?: Array<{ name: string; a?: string[]; aaaa?: string[]; cname?: string; dns?: DomainSpec['dns'] }>;
+  names?: Array<{
+    name: string;
+    a?: string[];
+    aaaa?: string[];
+    cname?: string;
+    /** PTR targets: give the reverse name (`1.0.0.127.in-addr.arpa`, see reverseName in doctor-world.ts). */
+    ptr?: string[];
+    /** TXT records (SPF records, a blocklist's reason text). */
+    txt?: string[];
+    dns?: DomainSpec['dns'];
+  }>;
   /** Port every SMTP host listens on (all hosts share it, on different IPs). 0: pick a free one. */
   smtpPort?: number;
 }

@@ -8,7 +8,7 @@ import { SocksClient } from 'socks';
 
 export type ConnectResult =
   | { ok: true; socket: Socket }
-  | { ok: false; failure: 'refused' | 'timeout' | 'proxy' | 'dropped'; detail: string };
+  | { ok: false; failure: 'refused' | 'timeout' | 'proxy' | 'dropped'; detail: string; proxyReply?: number };
 
 export interface ProxySettings {
   host: string;
@@ -63,10 +63,35 @@ async function viaProxy(proxy: ProxySettings, ip: string, port: number, timeoutM
     return { ok: true, socket };
   } catch (error) {
     const message = (error as Error).message;
+    const proxyReply = socksReplyOf(message);
+    // The proxy answered the CONNECT with a refusal of its own (RFC 1928 §6): kept as data, so
+    // `presend doctor` can name a proxy that does not allow port 25 (0x02) apart from a refused host (0x05).
+    if (proxyReply !== null) {
+      const refused = proxyReply === 3 || proxyReply === 4 || proxyReply === 5; // unreachable or refused: as a direct connection would fail
+      return { ok: false, failure: refused ? 'refused' : 'proxy', detail: `proxy: ${message}`, proxyReply };
+    }
     if (/timed out|timeout/i.test(message)) return { ok: false, failure: 'timeout', detail: `proxy: ${message}` };
     if (/refused|unreachable/i.test(message)) return { ok: false, failure: 'refused', detail: `proxy: ${message}` };
     return { ok: false, failure: 'proxy', detail: `proxy: ${message}` };
   }
+}
+
+/** The `socks` library's names of RFC 1928 §6 reply codes, which its error messages end with. */
+const SOCKS5_REPLY_NAMES: Record<string, number> = {
+  Failure: 1,
+  NotAllowed: 2,
+  NetworkUnreachable: 3,
+  HostUnreachable: 4,
+  ConnectionRefused: 5,
+  TTLExpired: 6,
+  CommandNotSupported: 7,
+  AddressNotSupported: 8,
+};
+
+/** The SOCKS5 reply code of a "Socks5 proxy rejected connection - NotAllowed" error, or null. */
+export function socksReplyOf(message: string): number | null {
+  const name = /rejected connection - (\w+)/i.exec(message)?.[1];
+  return name !== undefined ? (SOCKS5_REPLY_NAMES[name] ?? null) : null;
 }
 
 export async function openTransport(ip: string, port: number, timeoutMs: number, proxy: ProxySettings | null): Promise<ConnectResult> {

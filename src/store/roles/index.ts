@@ -26,6 +26,7 @@ import { listFilesRole } from './list-files.js';
 import { loginThrottleRole } from './login-throttle.js';
 import { ownerSessionsRole } from './owner-sessions.js';
 import { usersRole } from './users.js';
+import { proberRepliesRole } from './prober-replies.js';
 
 export interface DialectOwned {
   kind: Backend['kind'];
@@ -65,6 +66,7 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     keyManagement: own.wrapKeyManagement ? own.wrapKeyManagement(keyManagement) : keyManagement,
     listFiles: listFilesRole(db),
     accountViews: accountViewsRole(db),
+    proberReplies: proberRepliesRole(db),
     migrate: () => db.migrate(),
     async ping() {
       await db.get('SELECT 1');

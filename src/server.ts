@@ -43,6 +43,8 @@ export interface ServerOptions {
   /** How long a client may take to send a whole request (default 60 s). */
   requestTimeoutMs?: number;
   now?: () => Date;
+  /** The prober's cheap health checks (src/service/prober-health/monitor.ts): what is not ✓ is listed by /readyz. */
+  proberHealth?: { warnings(): readonly string[] };
 }
 
 export interface RunningServer {
@@ -110,7 +112,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
     logger,
     isShuttingDown: () => shuttingDown,
-    ...(engines.liveChecksOff !== undefined ? { readinessWarnings: [engines.liveChecksOff] } : {}),
+    readinessWarnings: () => [...(engines.liveChecksOff !== undefined ? [engines.liveChecksOff] : []), ...(options.proberHealth?.warnings() ?? [])],
     now,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     trustProxy: config.trustProxy,

@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { DOCTOR_EGRESS, doctorWorld, startMailWorld, startSocksProxy, type MailWorld, type SocksProxy } from '../../src/mailworld/index.js';
 import type { DoctorReport } from '../../src/service/prober-health/doctor.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CLI_NODE_ARGS } from '../cli-entry.js';
+import { spawnCli, waitForLog } from '../service/processes.js';
 import { checkOf as check } from './report.js';
 
 interface Run {
@@ -102,5 +106,21 @@ describe('presend doctor against the mail world', () => {
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(run.stdout, /✗ {2}ptr\s+direct\s+the PTR of 127\.0\.0\.12 \(elsewhere\.presend\.test\) does not resolve back to it/);
     assert.match(run.stdout, /✗ {2}helo_matches_ptr\s+direct\s+PRESEND_HELO_NAME probe12\.presend\.test is not the PTR name of 127\.0\.0\.12/);
+  });
+
+  test('presend worker logs the cheap checks at start-up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'presend-doctor-'));
+    const child = spawnCli(['worker'], { ...env, PRESEND_DATABASE_URL: `sqlite:${join(dir, 'presend.db')}`, PRESEND_EGRESS_IP: DOCTOR_EGRESS.listed.ip, PRESEND_HELO_NAME: DOCTOR_EGRESS.listed.helo });
+    try {
+      const listed = waitForLog(child, 'prober health: 127.0.0.10 is LISTED on zen.spamhaus.org (127.0.0.2): Listed by SBL, see https://check.spamhaus.org/');
+      const summary = await waitForLog(child, 'prober health (cheap checks; `presend doctor` runs them all)');
+      assert.equal(summary.health, 'degraded');
+      assert.equal((await listed).check, 'dnsbl:zen.spamhaus.org');
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -21,6 +21,16 @@ export interface SocksProxyOptions {
   refusal?: 'not_allowed' | 'refused';
   /** Where it listens (default 127.0.0.1). */
   host?: string;
+  /** Require these credentials (RFC 1929 username/password); default: no authentication. */
+  auth?: { username: string; password: string };
+}
+
+/** One CONNECT the proxy was asked for, with the credentials it came with. */
+export interface SocksConnect {
+  user: string | null;
+  password: string | null;
+  host: string;
+  port: number;
 }
 
 export interface SocksProxy {
@@ -30,6 +40,8 @@ export interface SocksProxy {
   url: string;
   /** CONNECT requests the proxy granted and refused. */
   counts: { granted: number; refused: number };
+  /** Every CONNECT request, in order. */
+  connects: SocksConnect[];
   close(): Promise<void>;
 }
 
@@ -37,6 +49,7 @@ export async function startSocksProxy(options: SocksProxyOptions = {}): Promise<
   const host = options.host ?? '127.0.0.1';
   const refused = new Set(options.refusePorts ?? []);
   const counts = { granted: 0, refused: 0 };
+  const connects: SocksConnect[] = [];
   const sockets = new Set<{ destroy(): void }>();
   const track = (socket: Socket): void => {
     sockets.add(socket);
@@ -44,9 +57,12 @@ export async function startSocksProxy(options: SocksProxyOptions = {}): Promise<
     socket.once('close', () => sockets.delete(socket));
   };
   const socks = new Socks5Server();
+  const auth = options.auth;
+  if (auth) socks.setAuthHandler((connection) => connection.username === auth.username && connection.password === auth.password);
   // Only loopback destinations: the mail world lives on 127.0.0.0/8, and a proxy started by a
   // test must not be a way out of it.
   socks.setRulesetValidator((connection) => {
+    connects.push({ user: connection.username ?? null, password: connection.password ?? null, host: connection.destAddress, port: connection.destPort });
     const allowed = connection.destAddress.startsWith('127.') && !(options.refusal !== 'refused' && refused.has(connection.destPort));
     if (!allowed) counts.refused++;
     return allowed;
@@ -72,6 +88,7 @@ export async function startSocksProxy(options: SocksProxyOptions = {}): Promise<
     port,
     url: `socks5://${host}:${port}`,
     counts,
+    connects,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -4,7 +4,8 @@ import { ProbeSession, type SessionSettings } from '../../src/core/smtp/session.
 import { HostQueue, type HostQueueSettings, type HostResult } from '../../src/core/smtp/host-queue.js';
 import { DEFAULT_REPLY_LIMITS } from '../../src/core/smtp/reply.js';
 import { createMemorySessionLimiter } from '../../src/core/limiter.js';
-import { defaultScript, startScriptedSmtp, startSocks5Proxy, type Script } from './scripted-smtp.js';
+import { defaultScript, startScriptedSmtp, type Script } from './scripted-smtp.js';
+import { startSocksProxy } from '../../src/mailworld/index.js';
 
 function settings(port: number, more: Partial<SessionSettings> = {}): SessionSettings {
   return {
@@ -198,7 +199,7 @@ describe('probe session protocol corners', () => {
 describe('SOCKS5 proxy (PRESEND_SMTP_PROXY)', () => {
   test('probes go through the proxy with its credentials, to the resolved IP', async (t) => {
     const server = await startScriptedSmtp(defaultScript);
-    const proxy = await startSocks5Proxy();
+    const proxy = await startSocksProxy({ auth: { username: 'probe', password: 's3cret' } });
     t.after(async () => {
       await proxy.close();
       await server.close();

@@ -9,6 +9,8 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { parsePrivateMxAllowance, type PrivateMxAllowance } from './core/dns/address-safety.js';
 import { heloNameProblem } from './core/helo-name.js';
+import { parseEgressRoutes, type EgressRoute } from './core/egress/egress-routes.js';
+import { readFileSync } from 'node:fs';
 
 export class ConfigError extends Error {
   constructor(
@@ -50,6 +52,15 @@ export interface PresendConfig {
   egressIp: string | null;
   /** DNS blocklist zones the doctor looks the egress address up in (PRESEND_DNSBLS; `none` for none). */
   dnsbls: string[];
+  /**
+   * The egress routes (PRESEND_EGRESS, src/core/egress/egress-routes.ts); without it, the one
+   * route of PRESEND_SMTP_PROXY (or direct) and PRESEND_HELO_NAME. Empty without a HELO name.
+   * `presend doctor` checks every route; probes leave by the first (heloName, smtpProxy and
+   * smtpSourceAddress are its settings): spreading work over the routes is not built yet.
+   */
+  egress: EgressRoute[];
+  /** Local address probe connections are bound to (the first egress route's `source`); null: the system's choice. */
+  smtpSourceAddress: string | null;
   recheckDelayMs: number;
   /**
    * The same delay for sandbox keys (PRESEND_SANDBOX_RECHECK_DELAY_MS): the sandbox's `greylisted@`
@@ -243,6 +254,39 @@ function parseDnsbls(raw: string | undefined): string[] {
   return zones;
 }
 
+/** `@/path/file.json` reads the routes from a file; anything else is the JSON itself. */
+function egressText(raw: string): string {
+  if (!raw.startsWith('@')) return raw;
+  try {
+    return readFileSync(raw.slice(1), 'utf8');
+  } catch (err) {
+    throw new ConfigError('PRESEND_EGRESS', `cannot read ${raw.slice(1)}: ${(err as Error).message}`);
+  }
+}
+
+/** The egress routes, and the first route's settings as the probe's own (see PresendConfig.egress). */
+function applyEgress(config: PresendConfig, raw: string | undefined, overrides: Partial<PresendConfig>): void {
+  if (overrides.egress !== undefined) return;
+  const text = raw?.trim() ?? '';
+  if (text === '') {
+    config.egress = config.heloName ? [{ name: config.smtpProxy ? 'proxy' : 'direct', source: config.smtpSourceAddress, proxy: config.smtpProxy, heloName: config.heloName, providers: [] }] : [];
+    return;
+  }
+  if (config.smtpProxy) throw new ConfigError('PRESEND_EGRESS', 'set either PRESEND_EGRESS (routes with their proxies) or PRESEND_SMTP_PROXY, not both');
+  let routes: EgressRoute[];
+  try {
+    routes = parseEgressRoutes(egressText(text), config.heloName);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError('PRESEND_EGRESS', (err as Error).message);
+  }
+  const first = routes[0] as EgressRoute;
+  config.egress = routes;
+  config.heloName = first.heloName;
+  config.smtpProxy = first.proxy;
+  config.smtpSourceAddress = first.source;
+}
+
 /** A name usable as a queue and lease owner name: letters, digits, `.`, `_` and `-`. */
 function validateWorkerId(raw: string | undefined): string {
   const value = raw?.trim() || hostname();
@@ -298,6 +342,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     canaryMx: validateCanary(env.PRESEND_CANARY_MX),
     egressIp: validateEgressIp(env.PRESEND_EGRESS_IP),
     dnsbls: parseDnsbls(env.PRESEND_DNSBLS),
+    egress: [],
+    smtpSourceAddress: null,
     recheckDelayMs: parseIntVar(env, 'PRESEND_RECHECK_DELAY_MS', 300_000, 0, 86_400_000),
     sandboxRecheckDelayMs: parseIntVar(env, 'PRESEND_SANDBOX_RECHECK_DELAY_MS', 2_000, 0, 86_400_000),
     retentionDays: parseIntVar(env, 'PRESEND_RETENTION_DAYS', 30, 1, 3650),
@@ -335,6 +381,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     purgeChunk: parseIntVar(env, 'PRESEND_PURGE_CHUNK', 2_000, 10, 100_000),
     ...overrides,
   };
+  applyEgress(config, env.PRESEND_EGRESS, overrides);
   if (config.mailFrom && config.heloName === null) {
     throw new ConfigError('PRESEND_HELO_NAME', 'is required when PRESEND_MAIL_FROM is set');
   }

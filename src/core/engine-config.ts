@@ -18,6 +18,7 @@ export type EngineConfig = Pick<
   | 'smtpTimeoutMs'
   | 'dnsTimeoutMs'
 > &
+  Partial<Pick<PresendConfig, 'smtpSourceAddress'>> &
   Partial<EngineTuning>;
 
 export interface EngineTuning {

@@ -93,6 +93,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
         stepTimeoutMs: config.smtpTimeoutMs,
         sessionMaxMs: Math.max(tuning.sessionMaxMs, config.smtpTimeoutMs * 8),
         proxy: config.smtpProxy ? parseProxyUrl(config.smtpProxy) : null,
+        localAddress: config.smtpSourceAddress ?? null,
         limits: tuning.replyLimits,
         now: () => clock.now().getTime(),
         slowReplyMs: tuning.slowReplyMs,

@@ -42,6 +42,8 @@ export interface SocksProxy {
   counts: { granted: number; refused: number };
   /** Every CONNECT request, in order. */
   connects: SocksConnect[];
+  /** The address each client connection came from, in order. */
+  clients: string[];
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startSocksProxy(options: SocksProxyOptions = {}): Promise<
   const refused = new Set(options.refusePorts ?? []);
   const counts = { granted: 0, refused: 0 };
   const connects: SocksConnect[] = [];
+  const clients: string[] = [];
   const sockets = new Set<{ destroy(): void }>();
   const track = (socket: Socket): void => {
     sockets.add(socket);
@@ -79,6 +82,7 @@ export async function startSocksProxy(options: SocksProxyOptions = {}): Promise<
   });
   const server = createTcpServer((socket) => {
     track(socket);
+    clients.push(socket.remoteAddress ?? '');
     socket.setNoDelay(true);
     socks._handleConnection(socket);
   });
@@ -89,6 +93,7 @@ export async function startSocksProxy(options: SocksProxyOptions = {}): Promise<
     url: `socks5://${host}:${port}`,
     counts,
     connects,
+    clients,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -21,6 +21,8 @@ export interface ScriptedServer {
   port: number;
   /** Commands received, per session. */
   sessions: string[][];
+  /** The client's address, per session. */
+  clients: string[];
   close(): Promise<void>;
 }
 
@@ -56,8 +58,10 @@ export const defaultScript: Script = (line) => {
 
 export async function startScriptedSmtp(script: Script): Promise<ScriptedServer> {
   const sessions: string[][] = [];
+  const clients: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
+    clients.push(socket.remoteAddress ?? '');
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -98,5 +102,5 @@ export async function startScriptedSmtp(script: Script): Promise<ScriptedServer>
     });
   });
   const port = await listen(server);
-  return { port, sessions, close: () => closeServer(server, sockets) };
+  return { port, sessions, clients, close: () => closeServer(server, sockets) };
 }

@@ -216,6 +216,24 @@ describe('SOCKS5 proxy (PRESEND_SMTP_PROXY)', () => {
     assert.deepEqual(proxy.connects, [{ user: 'probe', password: 's3cret', host: '127.0.0.1', port: server.port }]);
   });
 
+  test('probes leave from the egress route\'s source address, directly and to the proxy', async (t) => {
+    const server = await startScriptedSmtp(defaultScript);
+    const proxy = await startSocksProxy({});
+    t.after(async () => {
+      await proxy.close();
+      await server.close();
+    });
+    const direct = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(server.port, { localAddress: '127.0.0.7' }));
+    assert.ok(direct.ok);
+    await direct.session.quit();
+    const proxied = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(server.port, { localAddress: '127.0.0.8', proxy: { host: '127.0.0.1', port: proxy.port } }));
+    assert.ok(proxied.ok);
+    await proxied.session.quit();
+    // The proxy connects onward from its own address; the route's source is where the proxy saw the prober come from.
+    assert.deepEqual(server.clients, ['127.0.0.7', '127.0.0.1']);
+    assert.deepEqual(proxy.clients, ['127.0.0.8']);
+  });
+
   test('a proxy that is down is a connection failure, not a crash', async () => {
     const opened = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(25, { proxy: { host: '127.0.0.1', port: 1 } }));
     assert.equal(opened.ok, false);

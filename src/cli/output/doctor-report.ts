@@ -16,7 +16,7 @@ const HEALTH_LINE: Record<DoctorReport['health'], string> = {
 export function renderDoctorReport(report: DoctorReport): string {
   const lines: string[] = [`Presend doctor: the prober's health (${report.checkedAt})`, ''];
   for (const route of report.routes) {
-    const egress = route.egressIp ? `egress ${route.egressIp} (${route.egressSource === 'setting' ? 'PRESEND_EGRESS_IP' : route.egressSource === 'ehlo_reply' ? "named by the canary's EHLO reply" : "the connection's own address"})` : 'egress unknown';
+    const egress = route.egressIp ? `egress ${route.egressIp} (${route.egressSource === 'setting' ? 'as configured' : route.egressSource === 'ehlo_reply' ? "named by the canary's EHLO reply" : "the connection's own address"})` : 'egress unknown';
     lines.push(`route ${route.name}: ${route.proxy ? `through ${route.proxy}, ` : ''}HELO ${route.heloName}, ${egress}`);
   }
   if (report.canary) lines.push(`canary: ${report.canary.host} (${report.canary.ip}:${report.canary.port})`);

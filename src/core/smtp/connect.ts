@@ -29,9 +29,9 @@ export function parseProxyUrl(url: string): ProxySettings {
   };
 }
 
-function direct(ip: string, port: number, timeoutMs: number): Promise<ConnectResult> {
+function direct(ip: string, port: number, timeoutMs: number, localAddress: string | null): Promise<ConnectResult> {
   return new Promise((resolve) => {
-    const socket = tcpConnect({ host: ip, port });
+    const socket = tcpConnect({ host: ip, port, ...(localAddress ? { localAddress } : {}) });
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ ok: false, failure: 'timeout', detail: `no TCP connection to ${ip}:${port} within ${timeoutMs} ms` });
@@ -50,7 +50,7 @@ function direct(ip: string, port: number, timeoutMs: number): Promise<ConnectRes
   });
 }
 
-async function viaProxy(proxy: ProxySettings, ip: string, port: number, timeoutMs: number): Promise<ConnectResult> {
+async function viaProxy(proxy: ProxySettings, ip: string, port: number, timeoutMs: number, localAddress: string | null): Promise<ConnectResult> {
   try {
     const { socket } = await SocksClient.createConnection({
       proxy: { host: proxy.host, port: proxy.port, type: 5, userId: proxy.userId, password: proxy.password },
@@ -59,6 +59,8 @@ async function viaProxy(proxy: ProxySettings, ip: string, port: number, timeoutM
       // SOCKS5h proxy cannot resolve the name to somewhere else.
       destination: { host: ip, port },
       timeout: timeoutMs,
+      // The library puts the proxy's host and port over these; port is here only for the type.
+      ...(localAddress ? { socket_options: { localAddress, host: proxy.host, port: proxy.port } } : {}),
     });
     return { ok: true, socket };
   } catch (error) {
@@ -94,8 +96,9 @@ export function socksReplyOf(message: string): number | null {
   return name !== undefined ? (SOCKS5_REPLY_NAMES[name] ?? null) : null;
 }
 
-export async function openTransport(ip: string, port: number, timeoutMs: number, proxy: ProxySettings | null): Promise<ConnectResult> {
-  const result = proxy ? await viaProxy(proxy, ip, port, timeoutMs) : await direct(ip, port, timeoutMs);
+/** `localAddress`: the egress route's source address (PRESEND_EGRESS), to the MX host or to the proxy; null: the system's choice. */
+export async function openTransport(ip: string, port: number, timeoutMs: number, proxy: ProxySettings | null, localAddress: string | null = null): Promise<ConnectResult> {
+  const result = proxy ? await viaProxy(proxy, ip, port, timeoutMs, localAddress) : await direct(ip, port, timeoutMs, localAddress);
   if (result.ok) {
     result.socket.setNoDelay(true);
     // An error after connect surfaces as 'close' to the reply reader; without a listener it would crash the process.

@@ -38,8 +38,9 @@ export function addressNamedIn(reply: SmtpReply): string | null {
   return address !== null && isIP(address) !== 0 ? address : null;
 }
 
-export async function talkToCanary(target: CanaryTarget, heloName: string, proxy: ProxySettings | null, timeoutMs: number): Promise<CanarySession> {
-  const opened = await openTransport(target.ip, target.port, timeoutMs, proxy);
+/** `localAddress`: the route's source address, as its probes bind to it. */
+export async function talkToCanary(target: CanaryTarget, heloName: string, proxy: ProxySettings | null, timeoutMs: number, localAddress: string | null = null): Promise<CanarySession> {
+  const opened = await openTransport(target.ip, target.port, timeoutMs, proxy, localAddress);
   if (!opened.ok) return { kind: 'no_connection', failure: opened.failure, detail: opened.detail, proxyReply: opened.proxyReply ?? null };
   const socket = opened.socket;
   const reader = new ReplyReader(socket, DEFAULT_REPLY_LIMITS, Date.now);

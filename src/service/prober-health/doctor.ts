@@ -3,12 +3,15 @@
  * in one report. `cheapChecks` is the part that opens no SMTP session and queries only DNS,
  * for /readyz and the worker's start-up log.
  *
- * Egress routes: today one, `direct` or `proxy` (PRESEND_SMTP_PROXY), with PRESEND_HELO_NAME.
+ * Egress routes: those of PRESEND_EGRESS, else the one of PRESEND_SMTP_PROXY (`proxy`) or
+ * none (`direct`) with PRESEND_HELO_NAME. PRESEND_EGRESS_IP names the egress of a single route;
+ * with several, each route's address is learned from the canary (or is its public source).
  */
 import { isIP } from 'node:net';
 import { missingProbeIdentity, type PresendConfig } from '../../config.js';
 import { createDiagnosticDnsClient, type DiagnosticDnsClient } from '../../core/dns/resolver.js';
 import { parseProxyUrl } from '../../core/smtp/connect.js';
+import { isPrivateAddress } from '../../core/dns/address-safety.js';
 import type { RecentProbeResult } from '../../store/backend.js';
 import { talkToCanary, type CanaryTarget } from './canary.js';
 import { failed, healthExitCode, warned, overallHealth, type HealthCheck, type OverallHealth } from './health-check.js';
@@ -19,7 +22,7 @@ import { senderDomainCheck, senderDomainOf, spfCheck } from './sender-checks.js'
 
 export type DoctorConfig = Pick<
   PresendConfig,
-  'heloName' | 'mailFrom' | 'smtpProxy' | 'canaryMx' | 'egressIp' | 'dnsbls' | 'dnsServers' | 'dnsTimeoutMs' | 'smtpTimeoutMs' | 'smtpPort'
+  'heloName' | 'mailFrom' | 'smtpProxy' | 'canaryMx' | 'egressIp' | 'dnsbls' | 'dnsServers' | 'dnsTimeoutMs' | 'smtpTimeoutMs' | 'smtpPort' | 'egress'
 >;
 
 export interface DoctorDeps {
@@ -42,8 +45,13 @@ export interface DoctorReport {
 export const HISTORY_WINDOW_HOURS = 24;
 
 export function egressRoutes(config: DoctorConfig): EgressRoute[] {
-  if (!config.heloName) return [];
-  return [{ name: config.smtpProxy ? 'proxy' : 'direct', proxyUrl: config.smtpProxy, heloName: config.heloName }];
+  return config.egress;
+}
+
+/** The egress address known without a session: PRESEND_EGRESS_IP of a single route, else a route's public source address. */
+function knownEgress(config: DoctorConfig, route: EgressRoute): string | null {
+  if (config.egress.length === 1 && config.egressIp) return config.egressIp;
+  return route.source !== null && !isPrivateAddress(route.source) ? route.source : null;
 }
 
 function dnsOf(config: DoctorConfig, deps: DoctorDeps): DiagnosticDnsClient {
@@ -96,10 +104,10 @@ async function findCanary(config: DoctorConfig, dns: DiagnosticDnsClient): Promi
 async function routeChecks(config: DoctorConfig, route: EgressRoute, canary: CanaryTarget | null, dns: DiagnosticDnsClient): Promise<{ checks: HealthCheck[]; egressIp: string | null; egressSource: string | null }> {
   const checks: HealthCheck[] = [];
   const session = canary
-    ? await talkToCanary(canary, route.heloName, route.proxyUrl ? parseProxyUrl(route.proxyUrl) : null, config.smtpTimeoutMs)
+    ? await talkToCanary(canary, route.heloName, route.proxy ? parseProxyUrl(route.proxy) : null, config.smtpTimeoutMs, route.source)
     : ({ kind: 'no_banner', detail: 'no canary' } as const);
   if (canary) checks.push(port25Check(route, canary, session, config.smtpTimeoutMs));
-  const egress = learnEgress(route, config.egressIp, session);
+  const egress = learnEgress(route, knownEgress(config, route), session);
   checks.push(egress.check);
   checks.push(...(await addressChecks(config, route, egress.ip, dns)));
   return { checks, egressIp: egress.ip, egressSource: egress.source };
@@ -156,7 +164,7 @@ export async function runDoctor(config: DoctorConfig, deps: DoctorDeps = {}): Pr
   for (const route of routes) {
     const result = await routeChecks(config, route, canary, dns);
     checks.push(...result.checks);
-    described.push({ name: route.name, proxy: route.proxyUrl ? shownProxy(route.proxyUrl) : null, heloName: route.heloName, egressIp: result.egressIp, egressSource: result.egressSource });
+    described.push({ name: route.name, proxy: route.proxy ? shownProxy(route.proxy) : null, heloName: route.heloName, egressIp: result.egressIp, egressSource: result.egressSource });
     if (deps.recentResults) checks.push(...(await historyChecks(route.name, deps.recentResults, now)));
   }
   return report(checks, described, canary, now);
@@ -164,15 +172,17 @@ export async function runDoctor(config: DoctorConfig, deps: DoctorDeps = {}): Pr
 
 /**
  * The checks that open no SMTP session: the resolver, the probe identity, the sender's domain,
- * the HELO name, and — when PRESEND_EGRESS_IP names the egress — its PTR, SPF and blocklists.
+ * the HELO name, and — when the egress address is known (PRESEND_EGRESS_IP, a public source
+ * address of a route) — its PTR, SPF and blocklists.
  */
 export async function cheapChecks(config: DoctorConfig, deps: DoctorDeps = {}): Promise<DoctorReport> {
   const dns = dnsOf(config, deps);
   const checks = await globalChecks(config, dns);
   const described: DoctorReport['routes'] = [];
   for (const route of egressRoutes(config)) {
-    checks.push(...(await addressChecks(config, route, config.egressIp, dns)));
-    described.push({ name: route.name, proxy: route.proxyUrl ? shownProxy(route.proxyUrl) : null, heloName: route.heloName, egressIp: config.egressIp, egressSource: config.egressIp ? 'setting' : null });
+    const ip = knownEgress(config, route);
+    checks.push(...(await addressChecks(config, route, ip, dns)));
+    described.push({ name: route.name, proxy: route.proxy ? shownProxy(route.proxy) : null, heloName: route.heloName, egressIp: ip, egressSource: ip ? 'setting' : null });
   }
   return report(checks, described, null, deps.now?.() ?? new Date());
 }

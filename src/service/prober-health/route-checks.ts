@@ -5,17 +5,13 @@
  */
 import { isIPv6 } from 'node:net';
 import type { DiagnosticDnsClient } from '../../core/dns/resolver.js';
+import type { EgressRoute } from '../../core/egress/egress-routes.js';
 import { isPrivateAddress } from '../../core/dns/address-safety.js';
 import type { CanarySession, CanaryTarget } from './canary.js';
 import { lookupBlocklist } from './dnsbl.js';
 import { failed, passed, warned, type HealthCheck } from './health-check.js';
 
-export interface EgressRoute {
-  /** `direct`, or `proxy` for PRESEND_SMTP_PROXY. */
-  name: string;
-  proxyUrl: string | null;
-  heloName: string;
-}
+export type { EgressRoute };
 
 /** The proxy's URL without its password, for output. */
 export function shownProxy(url: string): string {
@@ -54,10 +50,10 @@ function noConnection(route: EgressRoute, target: CanaryTarget, session: Extract
       action: refusesPort25 ? PROXY_WITH_PORT_25 : 'Check the proxy (its logs, its network) or use another one.',
     });
   }
-  if (route.proxyUrl !== null) {
+  if (route.proxy !== null) {
     return failed(route.name, {
       ...base,
-      summary: `no session through the proxy ${shownProxy(route.proxyUrl)}: ${session.detail}`,
+      summary: `no session through the proxy ${shownProxy(route.proxy)}: ${session.detail}`,
       meaning: 'The proxy cannot be used (not reachable, wrong credentials, or it stopped answering): every probe through it fails.',
       action: 'Check PRESEND_SMTP_PROXY: address, port, user name and password; that the proxy runs; that this host may reach it.',
     });
@@ -79,7 +75,7 @@ function noConnection(route: EgressRoute, target: CanaryTarget, session: Extract
 }
 
 export function port25Check(route: EgressRoute, target: CanaryTarget, session: CanarySession, timeoutMs: number): HealthCheck {
-  const via = route.proxyUrl ? ` through ${shownProxy(route.proxyUrl)}` : '';
+  const via = route.proxy ? ` through ${shownProxy(route.proxy)}` : '';
   switch (session.kind) {
     case 'no_connection':
       return noConnection(route, target, session, timeoutMs);
@@ -121,10 +117,10 @@ export interface LearnedEgress {
   source: EgressSource | null;
 }
 
-/** Which address receivers see: PRESEND_EGRESS_IP, else the one the canary named, else the socket's own (direct routes only). */
+/** Which address receivers see: the configured one (PRESEND_EGRESS_IP, a route's public source), else the one the canary named, else the socket's own (direct routes only). */
 export function learnEgress(route: EgressRoute, configured: string | null, session: CanarySession): LearnedEgress {
   const named = session.kind === 'greeted' ? session.namedAddress : null;
-  const local = session.kind === 'greeted' && route.proxyUrl === null ? session.localAddress : null;
+  const local = session.kind === 'greeted' && route.proxy === null ? session.localAddress : null;
   const id = 'egress_address';
   if (configured !== null) {
     const seen = named ?? local;
@@ -133,12 +129,12 @@ export function learnEgress(route: EgressRoute, configured: string | null, sessi
         ? warned(route.name, {
             id,
             impact: 'degraded',
-            summary: `PRESEND_EGRESS_IP says ${configured}, but the canary saw ${seen}`,
-            meaning: 'The checks below look at PRESEND_EGRESS_IP; if receivers see the other address, its PTR, SPF and blocklist status are what count.',
-            action: 'Set PRESEND_EGRESS_IP to the address probes leave from, or remove it to use the one the canary sees.',
+            summary: `the settings say the egress is ${configured}, but the canary saw ${seen}`,
+            meaning: 'The checks below look at the configured address; if receivers see the other one, its PTR, SPF and blocklist status are what count.',
+            action: 'Set PRESEND_EGRESS_IP (or the route\'s source) to the address probes leave from, or remove it to use the one the canary sees.',
             detail: { ip: configured, source: 'setting', seen },
           })
-        : passed(route.name, { id, impact: 'degraded', summary: `egress address ${configured} (from PRESEND_EGRESS_IP)`, meaning: 'The address receivers see, as configured.', detail: { ip: configured, source: 'setting' } });
+        : passed(route.name, { id, impact: 'degraded', summary: `egress address ${configured} (as configured: PRESEND_EGRESS_IP or the route's source)`, meaning: 'The address receivers see, as configured.', detail: { ip: configured, source: 'setting' } });
     return { check, ip: configured, source: 'setting' };
   }
   if (named !== null) {

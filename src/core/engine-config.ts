@@ -18,7 +18,7 @@ export type EngineConfig = Pick<
   | 'smtpTimeoutMs'
   | 'dnsTimeoutMs'
 > &
-  Partial<Pick<PresendConfig, 'smtpSourceAddress'>> &
+  Partial<Pick<PresendConfig, 'smtpSourceAddress' | 'egress'>> &
   Partial<EngineTuning>;
 
 export interface EngineTuning {

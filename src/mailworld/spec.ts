@@ -101,6 +101,12 @@ export interface MxHostSpec {
   webmailAcceptAll?: boolean;
   /** Anti-abuse defences of real servers. They change how fast a verifier may ask, never the truth. */
   defences?: HostDefences;
+  /**
+   * Client addresses this host turns away at the greeting, as a server whose blocklist lists
+   * them does (`554 5.7.1 … Client host [ip] blocked using zen.spamhaus.org`): a listed egress
+   * route. It says nothing about the mailboxes, so the truth does not change.
+   */
+  blockClients?: string[];
   /** A host with defences greets at once (as Postfix does); this delays its banner, e.g. 100 ms like smtp-server's early-talker pause. */
   greetDelayMs?: number;
 }
@@ -155,6 +161,8 @@ export interface RecordedSession {
   endedAt: number | null;
   /** Commands in order with the reply code the world sent. */
   commands: Array<{ command: string; replyCode: number | null }>;
+  /** The client's address: which egress route the session came by. */
+  client?: string;
   /** Code of the greeting (220, 421 when over maxConnections, 554 when blocked); null if none was sent. */
   bannerCode?: number | null;
   /** Defences this session set off (defences.ts `LimitHit`), in order. */

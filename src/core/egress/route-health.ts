@@ -59,6 +59,8 @@ export class RouteHealth {
     const key = `${route}\u0000${family}`;
     const now = this.options.now();
     const previous = this.pauses.get(key);
+    // Recipients already on their way by the route come back blocked too: one block, not many.
+    if (previous && previous.until > now) return previous;
     const strikes = (previous?.strikes ?? 0) + 1;
     const first = this.options.firstPauseMs ?? DEFAULT_FIRST_PAUSE_MS;
     const pauseMs = Math.min(this.options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS, first * 2 ** (strikes - 1));

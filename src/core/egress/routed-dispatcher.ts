@@ -1,0 +1,101 @@
+/**
+ * The egress pool over the MX dispatcher (issue 22): one dispatcher per route (its own HELO
+ * name, proxy and source address), and for each recipient the route that RouteHealth picks for
+ * the provider family of its MX hosts. A reply that says the route's address is refused
+ * (ip-block-signal.ts) pauses that route for that family and sends the recipient again by
+ * another route; when every route the family may use is paused, the recipient ends TRANSIENT
+ * ("recheck later", with the time the first route comes back) rather than UNKNOWN: the block
+ * is about us, not about the address.
+ *
+ * A layer above MxDispatcher rather than a change inside it: the dispatcher and its host
+ * queues stay one route's business, and one route (the usual setup) does without this layer.
+ */
+import type { MxHost } from '../dns/mail-hosts.js';
+import { familyOfHost } from '../domain/provider-family.js';
+import type { MxDispatcher, ProbeOutcome } from '../smtp/dispatcher.js';
+import type { ProbeTarget } from '../smtp/host-queue.js';
+import type { EgressRoute } from './egress-routes.js';
+import { ipBlockSignal } from './ip-block-signal.js';
+import type { RouteHealth } from './route-health.js';
+
+export type ProbeDispatcher = Pick<MxDispatcher, 'probe' | 'probeEach' | 'warm' | 'close'>;
+
+export interface RouteWithDispatcher {
+  route: EgressRoute;
+  dispatcher: ProbeDispatcher;
+}
+
+/** Why an outcome says the route is refused: the rule of ip-block-signal.ts, or null. */
+export function routeBlockOf(outcome: ProbeOutcome): string | null {
+  switch (outcome.kind) {
+    case 'reply':
+    case 'mail_rejected':
+      return ipBlockSignal(outcome.reply);
+    case 'failure':
+      return outcome.failure.reply ? ipBlockSignal(outcome.failure.reply) : null;
+    default:
+      return null;
+  }
+}
+
+export class RoutedDispatcher implements ProbeDispatcher {
+  private readonly byName: ReadonlyMap<string, RouteWithDispatcher>;
+
+  constructor(
+    routes: readonly RouteWithDispatcher[],
+    private readonly health: RouteHealth,
+  ) {
+    this.byName = new Map(routes.map((r) => [r.route.name, r]));
+  }
+
+  /** A route of the family not tried yet for this recipient; null when every one is paused or tried. */
+  private pick(family: string, tried: ReadonlySet<string>): RouteWithDispatcher | { retryAt: number } {
+    for (let i = 0; i < this.byName.size; i++) {
+      const pick = this.health.pick(family);
+      if (pick.kind === 'all_paused') return { retryAt: pick.retryAt };
+      const route = this.byName.get(pick.route.name);
+      if (route && !tried.has(pick.route.name)) return route;
+    }
+    return { retryAt: Math.min(...this.health.paused().filter((p) => p.family === family).map((p) => p.until)) };
+  }
+
+  async probe(target: ProbeTarget, hosts: readonly MxHost[], signal?: AbortSignal): Promise<ProbeOutcome> {
+    const family = familyOfHost(hosts[0]?.name ?? '');
+    const tried = new Set<string>();
+    let attempts = 0;
+    for (;;) {
+      const chosen = this.pick(family, tried);
+      if (!('route' in chosen)) {
+        const until = Number.isFinite(chosen.retryAt) ? new Date(chosen.retryAt).toISOString() : 'later';
+        return {
+          kind: 'failure',
+          failure: { kind: 'temporary', step: 'connect', reply: null, detail: `every egress route is paused for ${family} (its servers refuse our addresses); retrying after ${until}` },
+          host: hosts[0]?.name ?? null,
+          attempts,
+        };
+      }
+      const outcome = await chosen.dispatcher.probe(target, hosts, signal);
+      attempts += outcome.attempts;
+      const block = routeBlockOf(outcome);
+      if (block === null) {
+        if (outcome.kind === 'reply') this.health.worked(chosen.route.name, family);
+        return { ...outcome, attempts };
+      }
+      this.health.blocked(chosen.route.name, family, block);
+      tried.add(chosen.route.name);
+    }
+  }
+
+  probeEach<T extends ProbeTarget>(hosts: readonly MxHost[], onOutcome: (outcome: ProbeOutcome, target: T) => void): (target: T) => void {
+    return (target) => void this.probe(target, hosts).then((outcome) => onOutcome(outcome, target));
+  }
+
+  async warm(hosts: readonly MxHost[], expectedRecipients: number): Promise<void> {
+    const chosen = this.pick(familyOfHost(hosts[0]?.name ?? ''), new Set());
+    if ('route' in chosen) await chosen.dispatcher.warm(hosts, expectedRecipients);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.byName.values()].map((r) => r.dispatcher.close()));
+  }
+}

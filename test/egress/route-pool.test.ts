@@ -1,0 +1,95 @@
+/**
+ * The egress pool in the engine (PRESEND_EGRESS with several routes): two loopback source
+ * addresses, and one provider's mail server that turns route b's address away as listed. Its
+ * work moves to route a, every address gets its true verdict (none UNKNOWN because of the
+ * blocked route), route b is paused for that provider only, and when a provider refuses every
+ * route its addresses end TRANSIENT ("recheck later"), not UNKNOWN.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig } from '../../src/config.js';
+import { createEngine } from '../../src/core/index.js';
+import type { Engine, EngineResult } from '../../src/core/index.js';
+import { startMailWorld, type MailWorld, type WorldSpec } from '../../src/mailworld/index.js';
+
+const A = '127.0.0.1';
+const B = '127.0.0.10';
+const MICROSOFT_MX = 'mx1.contoso-test.mail.protection.outlook.com';
+const OTHER_MX = 'mx.plain.test';
+const BARRACUDA_MX = 'd1.cudasvc.com';
+
+function poolWorld(): WorldSpec {
+  const mailboxes = { alice: 'accept', bob: 'accept', carol: 'unknown', dave: 'full', erin: 'accept', frank: 'unknown' } as const;
+  return {
+    hosts: [
+      { name: MICROSOFT_MX, blockClients: [B] },
+      { name: OTHER_MX },
+      { name: BARRACUDA_MX, blockClients: [A, B] },
+    ],
+    domains: [
+      { name: 'contoso.test', mx: [{ host: MICROSOFT_MX, preference: 10 }], mailboxes },
+      { name: 'fabrikam.test', mx: [{ host: MICROSOFT_MX, preference: 10 }], mailboxes },
+      { name: 'plain.test', mx: [{ host: OTHER_MX, preference: 10 }], mailboxes },
+      { name: 'walled.test', mx: [{ host: BARRACUDA_MX, preference: 10 }], mailboxes },
+    ],
+  };
+}
+
+const ROUTES = JSON.stringify([
+  { name: 'b', source: B, helo: 'probe10.presend.test' },
+  { name: 'a', source: A, helo: 'probe.presend.test' },
+]);
+
+const addressesAt = (domain: string): string[] => ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'].map((l) => `${l}@${domain}`);
+
+async function verifyAll(engine: Engine, addresses: readonly string[]): Promise<Map<string, EngineResult>> {
+  const results = new Map<string, EngineResult>();
+  await engine.verifyMany(addresses, (r) => {
+    results.set(r.email, r);
+  });
+  return results;
+}
+
+describe('a pool of egress routes', () => {
+  let world: MailWorld;
+  let engine: Engine;
+  before(async () => {
+    world = await startMailWorld(poolWorld());
+    const config = loadConfig({ ...world.env(), PRESEND_EGRESS: ROUTES, PRESEND_SMTP_TIMEOUT_MS: '5000' });
+    engine = createEngine({ ...config, hostDownMs: 60_000 });
+  });
+  after(async () => {
+    await engine.close();
+    await world.close();
+  });
+
+  const sessionsAt = (host: string, client: string) => world.recorder.sessions(host).filter((s) => s.client === client);
+
+  test('a route listed by one provider: its work moves, every address is right, the route is paused for that provider only', async () => {
+    const microsoft = [...addressesAt('contoso.test'), ...addressesAt('fabrikam.test')];
+    const plain = addressesAt('plain.test');
+    const results = await verifyAll(engine, [...microsoft, ...plain]);
+    const wrong = [...microsoft, ...plain].filter((a) => results.get(a)?.envelope.verdict !== world.expectedVerdict(a));
+    assert.deepEqual(wrong.map((a) => `${a}: ${results.get(a)?.envelope.verdict} (${results.get(a)?.envelope.reasons.join(',')})`), []);
+    assert.ok(sessionsAt(MICROSOFT_MX, B).length >= 1, 'route b was tried and turned away');
+    assert.ok(sessionsAt(MICROSOFT_MX, A).length >= 1, 'its work went by route a');
+
+    // Later work for the provider does not go by the paused route; other providers still use it.
+    world.reset();
+    const again = await verifyAll(engine, [...addressesAt('contoso.test').map((a) => a.replace('@', '+2@')), ...addressesAt('plain.test').map((a) => a.replace('@', '+2@'))]);
+    assert.equal([...again.values()].filter((r) => r.envelope.verdict === 'UNKNOWN').length, 0);
+    assert.equal(sessionsAt(MICROSOFT_MX, B).length, 0, 'route b is paused for microsoft');
+    assert.ok(sessionsAt(MICROSOFT_MX, A).length >= 1);
+    assert.ok(sessionsAt(OTHER_MX, B).length >= 1 && sessionsAt(OTHER_MX, A).length >= 1, 'both routes serve the other provider');
+  });
+
+  test('when a provider refuses every route, its addresses are TRANSIENT (recheck later), not UNKNOWN', async () => {
+    const results = await verifyAll(engine, addressesAt('walled.test'));
+    for (const [email, result] of results) {
+      assert.equal(result.envelope.verdict, 'TRANSIENT', `${email}: ${result.envelope.reasons.join(',')}`);
+      assert.equal(result.envelope.decision, 'recheck_later');
+      assert.notEqual(result.envelope.retry, null);
+    }
+    assert.equal(results.size, 6);
+  });
+});

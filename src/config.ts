@@ -55,8 +55,9 @@ export interface PresendConfig {
   /**
    * The egress routes (PRESEND_EGRESS, src/core/egress/egress-routes.ts); without it, the one
    * route of PRESEND_SMTP_PROXY (or direct) and PRESEND_HELO_NAME. Empty without a HELO name.
-   * `presend doctor` checks every route; probes leave by the first (heloName, smtpProxy and
-   * smtpSourceAddress are its settings): spreading work over the routes is not built yet.
+   * With several, the engine spreads work over them by provider health
+   * (src/core/egress/routed-dispatcher.ts); heloName, smtpProxy and smtpSourceAddress are the
+   * first route's (the one route's settings when there is one). `presend doctor` checks each.
    */
   egress: EgressRoute[];
   /** Local address probe connections are bound to (the first egress route's `source`); null: the system's choice. */

@@ -66,7 +66,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const now = options.now ?? (() => new Date());
   const logger = options.logger ?? createLogger(options.logLevel ?? config.logLevel, options.logStream);
   const backend = options.backend ?? (await openBackend(config.databaseUrl, { config, longRunning: true, log: logger }));
-  const metrics = new Metrics({ queueDepth: () => backend.work.depth(), ...(engines.smtpSessions ? { smtpSessions: engines.smtpSessions } : {}) });
+  const metrics = new Metrics({
+    queueDepth: () => backend.work.depth(),
+    ...(engines.smtpSessions ? { smtpSessions: engines.smtpSessions } : {}),
+    ...(engines.live.egressStats ? { egress: () => engines.live.egressStats?.() ?? null } : {}),
+  });
   let shuttingDown = false;
 
   const verify = new VerifyService({

@@ -263,6 +263,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
 
   return {
     verify: (address, options) => verifyOne(address, options),
+    egressStats: () => (dispatcher instanceof RoutedDispatcher ? dispatcher.stats() : null),
     async verifyMany(addresses, onResult, options) {
       // The fast path covers the common batch, aborts included (the batch worker always passes
       // a signal); lists and a missing identity go the general way below, one address at a

@@ -13,24 +13,37 @@ function tracker(routes: EgressRoute[]) {
   return { health, advance: (ms: number) => (now += ms), now: () => now };
 }
 
-const picks = (health: RouteHealth, family: string, n: number): string[] =>
-  Array.from({ length: n }, () => {
-    const pick = health.pick(family);
+const DOMAINS = Array.from({ length: 40 }, (_, i) => `d${i}.example`);
+/** The route each of the domains gets. */
+const picks = (health: RouteHealth, family: string, domains: readonly string[] = DOMAINS): string[] =>
+  domains.map((domain) => {
+    const pick = health.pick(family, domain);
     return pick.kind === 'route' ? pick.route.name : 'paused';
   });
+const used = (names: string[]): string[] => [...new Set(names)].sort();
 
 describe('route health', () => {
-  test('work for a family takes the routes in turn', () => {
+  test('a domain keeps its route (greylisting remembers the client address); domains spread over the routes', () => {
     const { health } = tracker([route('a'), route('b')]);
-    assert.deepEqual(picks(health, 'microsoft', 4), ['a', 'b', 'a', 'b']);
+    const first = picks(health, 'microsoft');
+    assert.deepEqual(picks(health, 'microsoft'), first, 'the same route for the same domain, every time');
+    const shareA = first.filter((r) => r === 'a').length / first.length;
+    assert.ok(shareA > 0.2 && shareA < 0.8, `domains spread over both routes (${shareA})`);
   });
 
   test('a block pauses the route for that family only; its work moves to the healthy route', () => {
     const { health } = tracker([route('a'), route('b')]);
     health.blocked('b', 'microsoft', 'microsoft-banned-ip');
-    assert.deepEqual(picks(health, 'microsoft', 3), ['a', 'a', 'a']);
-    assert.deepEqual(picks(health, 'google', 2), ['a', 'b'], 'google still uses b');
+    assert.deepEqual(used(picks(health, 'microsoft')), ['a']);
+    assert.deepEqual(used(picks(health, 'google')), ['a', 'b'], 'google still uses b');
     assert.deepEqual(health.paused().map((p) => [p.route, p.family, p.strikes]), [['b', 'microsoft', 1]]);
+  });
+
+  test('replies already on their way that come back blocked make one pause, not a longer one', () => {
+    const { health } = tracker([route('a'), route('b')]);
+    health.blocked('a', 'yahoo', 'dnsbl');
+    assert.deepEqual([health.blocked('a', 'yahoo', 'dnsbl').strikes, health.blocked('a', 'yahoo', 'dnsbl').until], [1, 10 * MINUTE]);
+    assert.deepEqual(health.blocks(), [{ route: 'a', family: 'yahoo', count: 3 }]);
   });
 
   test('the pause ends, and blocks in a row double it up to the longest', () => {
@@ -60,17 +73,21 @@ describe('route health', () => {
     health.blocked('a', 'microsoft', 'dnsbl');
     advance(5 * MINUTE);
     health.blocked('b', 'microsoft', 'dnsbl');
-    assert.deepEqual(health.pick('microsoft'), { kind: 'all_paused', retryAt: 10 * MINUTE });
+    assert.deepEqual(health.pick('microsoft', 'd1.example'), { kind: 'all_paused', retryAt: 10 * MINUTE });
     advance(5 * MINUTE);
-    assert.deepEqual(picks(health, 'microsoft', 2), ['a', 'a']);
+    assert.deepEqual(used(picks(health, 'microsoft')), ['a']);
   });
 
   test('a family pinned to routes uses only them; other families use the unpinned routes', () => {
     const { health } = tracker([route('a'), route('b', ['microsoft']), route('c', ['microsoft'])]);
-    assert.deepEqual(picks(health, 'microsoft', 4), ['b', 'c', 'b', 'c']);
-    assert.deepEqual(picks(health, 'google', 2), ['a', 'a']);
+    assert.deepEqual(used(picks(health, 'microsoft')), ['b', 'c']);
+    assert.deepEqual(used(picks(health, 'google')), ['a']);
     health.blocked('b', 'microsoft', 'dnsbl');
     health.blocked('c', 'microsoft', 'dnsbl');
-    assert.equal(health.pick('microsoft').kind, 'all_paused', 'a pinned family does not spill onto other routes');
+    assert.equal(health.pick('microsoft', 'd1.example').kind, 'all_paused', 'a pinned family does not spill onto other routes');
+    assert.deepEqual(health.blocks(), [
+      { route: 'b', family: 'microsoft', count: 1 },
+      { route: 'c', family: 'microsoft', count: 1 },
+    ]);
   });
 });

@@ -11,12 +11,16 @@ import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/core/index.js';
 import type { Engine, EngineResult } from '../../src/core/index.js';
 import { startMailWorld, type MailWorld, type WorldSpec } from '../../src/mailworld/index.js';
+import { Metrics } from '../../src/service/metrics.js';
 
 const A = '127.0.0.1';
 const B = '127.0.0.10';
 const MICROSOFT_MX = 'mx1.contoso-test.mail.protection.outlook.com';
 const OTHER_MX = 'mx.plain.test';
 const BARRACUDA_MX = 'd1.cudasvc.com';
+// Each domain keeps one route (route-health.ts pick): several domains per provider use both.
+const MICROSOFT_DOMAINS = ['contoso.test', 'fabrikam.test', 'northwind.test', 'tailspin.test', 'wingtip.test', 'litware.test'];
+const OTHER_DOMAINS = ['plain1.test', 'plain2.test', 'plain3.test', 'plain4.test', 'plain5.test', 'plain6.test'];
 
 function poolWorld(): WorldSpec {
   const mailboxes = { alice: 'accept', bob: 'accept', carol: 'unknown', dave: 'full', erin: 'accept', frank: 'unknown' } as const;
@@ -27,9 +31,8 @@ function poolWorld(): WorldSpec {
       { name: BARRACUDA_MX, blockClients: [A, B] },
     ],
     domains: [
-      { name: 'contoso.test', mx: [{ host: MICROSOFT_MX, preference: 10 }], mailboxes },
-      { name: 'fabrikam.test', mx: [{ host: MICROSOFT_MX, preference: 10 }], mailboxes },
-      { name: 'plain.test', mx: [{ host: OTHER_MX, preference: 10 }], mailboxes },
+      ...MICROSOFT_DOMAINS.map((name) => ({ name, mx: [{ host: MICROSOFT_MX, preference: 10 }], mailboxes })),
+      ...OTHER_DOMAINS.map((name) => ({ name, mx: [{ host: OTHER_MX, preference: 10 }], mailboxes })),
       { name: 'walled.test', mx: [{ host: BARRACUDA_MX, preference: 10 }], mailboxes },
     ],
   };
@@ -66,8 +69,8 @@ describe('a pool of egress routes', () => {
   const sessionsAt = (host: string, client: string) => world.recorder.sessions(host).filter((s) => s.client === client);
 
   test('a route listed by one provider: its work moves, every address is right, the route is paused for that provider only', async () => {
-    const microsoft = [...addressesAt('contoso.test'), ...addressesAt('fabrikam.test')];
-    const plain = addressesAt('plain.test');
+    const microsoft = MICROSOFT_DOMAINS.flatMap(addressesAt);
+    const plain = OTHER_DOMAINS.flatMap(addressesAt);
     const results = await verifyAll(engine, [...microsoft, ...plain]);
     const wrong = [...microsoft, ...plain].filter((a) => results.get(a)?.envelope.verdict !== world.expectedVerdict(a));
     assert.deepEqual(wrong.map((a) => `${a}: ${results.get(a)?.envelope.verdict} (${results.get(a)?.envelope.reasons.join(',')})`), []);
@@ -76,11 +79,22 @@ describe('a pool of egress routes', () => {
 
     // Later work for the provider does not go by the paused route; other providers still use it.
     world.reset();
-    const again = await verifyAll(engine, [...addressesAt('contoso.test').map((a) => a.replace('@', '+2@')), ...addressesAt('plain.test').map((a) => a.replace('@', '+2@'))]);
+    const again = await verifyAll(engine, [...microsoft, ...plain].map((a) => a.replace('@', '+2@')));
     assert.equal([...again.values()].filter((r) => r.envelope.verdict === 'UNKNOWN').length, 0);
     assert.equal(sessionsAt(MICROSOFT_MX, B).length, 0, 'route b is paused for microsoft');
     assert.ok(sessionsAt(MICROSOFT_MX, A).length >= 1);
     assert.ok(sessionsAt(OTHER_MX, B).length >= 1 && sessionsAt(OTHER_MX, A).length >= 1, 'both routes serve the other provider');
+    for (const domain of OTHER_DOMAINS) {
+      const clients = new Set(world.recorder.sessions(OTHER_MX).filter((s) => s.commands.some((c) => c.command.includes(`@${domain}`))).map((s) => s.client));
+      assert.equal(clients.size, 1, `${domain}: one route, so a greylisting recheck comes from the same address`);
+    }
+    // /metrics per route: recipients by route, blocks and the pause of route b for microsoft only.
+    const text = await new Metrics({ egress: () => engine.egressStats?.() ?? null }).render();
+    assert.match(text, /presend_egress_probes_total\{route="a"\} \d+/);
+    assert.match(text, /presend_egress_probes_total\{route="b"\} \d+/);
+    assert.match(text, /presend_egress_blocks_total\{route="b",family="microsoft"\} [1-9]\d*/);
+    assert.match(text, /presend_egress_paused_until_seconds\{route="b",family="microsoft"\} \d{10}/);
+    assert.doesNotMatch(text, /presend_egress_paused_until_seconds\{route="a"|family="other"\}/);
   });
 
   test('when a provider refuses every route, its addresses are TRANSIENT (recheck later), not UNKNOWN', async () => {

@@ -34,10 +34,17 @@ export interface RoutePause {
 const DEFAULT_FIRST_PAUSE_MS = 10 * 60 * 1000;
 const DEFAULT_MAX_PAUSE_MS = 6 * 60 * 60 * 1000;
 
+/** FNV-1a of the key, modulo n: the same key, the same index. */
+function stableIndex(key: string, n: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % n;
+}
+
 export class RouteHealth {
   private readonly pauses = new Map<string, RoutePause>();
-  /** Round-robin position per family among its routes. */
-  private readonly turn = new Map<string, number>();
+  /** Blocks seen per route and family (for /metrics). */
+  private readonly blockCounts = new Map<string, number>();
 
   constructor(
     private readonly routes: readonly EgressRoute[],
@@ -59,6 +66,7 @@ export class RouteHealth {
     const key = `${route}\u0000${family}`;
     const now = this.options.now();
     const previous = this.pauses.get(key);
+    this.blockCounts.set(key, (this.blockCounts.get(key) ?? 0) + 1);
     // Recipients already on their way by the route come back blocked too: one block, not many.
     if (previous && previous.until > now) return previous;
     const strikes = (previous?.strikes ?? 0) + 1;
@@ -81,17 +89,29 @@ export class RouteHealth {
     return pause !== undefined && pause.until > this.options.now();
   }
 
-  /** The next route for a family's work, in turn among those not paused; or when one comes back. */
-  pick(family: string): RoutePick {
+  /**
+   * The route for work of a family, among those not paused; or when the first comes back.
+   * `key` (the recipient's domain) picks the same route every time while the healthy routes
+   * stay the same: a greylisted address is rechecked from the address that was greylisted
+   * (greylisting remembers the client IP, RFC 6647 §2.1), and one domain's MX hosts see one
+   * client, not all of them.
+   */
+  pick(family: string, key: string): RoutePick {
     const candidates = this.candidates(family);
     const healthy = candidates.filter((r) => !this.isPaused(r.name, family));
     if (healthy.length === 0) {
       const retryAt = Math.min(...candidates.map((r) => this.pauses.get(`${r.name}\u0000${family}`)?.until ?? this.options.now()));
       return { kind: 'all_paused', retryAt };
     }
-    const position = this.turn.get(family) ?? 0;
-    this.turn.set(family, position + 1);
-    return { kind: 'route', route: healthy[position % healthy.length] as EgressRoute };
+    return { kind: 'route', route: healthy[stableIndex(key, healthy.length)] as EgressRoute };
+  }
+
+  /** Blocks seen so far per route and family. */
+  blocks(): Array<{ route: string; family: string; count: number }> {
+    return [...this.blockCounts].map(([key, count]) => {
+      const [route = '', family = ''] = key.split('\u0000');
+      return { route, family, count };
+    });
   }
 
   /** Pauses in force now, for /metrics and `presend doctor`. */

@@ -16,7 +16,14 @@ import type { MxDispatcher, ProbeOutcome } from '../smtp/dispatcher.js';
 import type { ProbeTarget } from '../smtp/host-queue.js';
 import type { EgressRoute } from './egress-routes.js';
 import { ipBlockSignal } from './ip-block-signal.js';
-import type { RouteHealth } from './route-health.js';
+import type { RouteHealth, RoutePause } from './route-health.js';
+
+/** What /metrics shows of the pool. */
+export interface EgressStats {
+  probes: Array<{ route: string; count: number }>;
+  blocks: Array<{ route: string; family: string; count: number }>;
+  paused: RoutePause[];
+}
 
 export type ProbeDispatcher = Pick<MxDispatcher, 'probe' | 'probeEach' | 'warm' | 'close'>;
 
@@ -40,6 +47,7 @@ export function routeBlockOf(outcome: ProbeOutcome): string | null {
 
 export class RoutedDispatcher implements ProbeDispatcher {
   private readonly byName: ReadonlyMap<string, RouteWithDispatcher>;
+  private readonly probes = new Map<string, number>();
 
   constructor(
     routes: readonly RouteWithDispatcher[],
@@ -48,23 +56,25 @@ export class RoutedDispatcher implements ProbeDispatcher {
     this.byName = new Map(routes.map((r) => [r.route.name, r]));
   }
 
-  /** A route of the family not tried yet for this recipient; null when every one is paused or tried. */
-  private pick(family: string, tried: ReadonlySet<string>): RouteWithDispatcher | { retryAt: number } {
-    for (let i = 0; i < this.byName.size; i++) {
-      const pick = this.health.pick(family);
-      if (pick.kind === 'all_paused') return { retryAt: pick.retryAt };
-      const route = this.byName.get(pick.route.name);
-      if (route && !tried.has(pick.route.name)) return route;
-    }
-    return { retryAt: Math.min(...this.health.paused().filter((p) => p.family === family).map((p) => p.until)) };
+  /** The route for this recipient's domain, among those not paused (a route that refused it is paused by then). */
+  private pick(family: string, domain: string): RouteWithDispatcher | { retryAt: number } {
+    const pick = this.health.pick(family, domain);
+    if (pick.kind === 'all_paused') return { retryAt: pick.retryAt };
+    return this.byName.get(pick.route.name) ?? { retryAt: Number.NaN };
+  }
+
+  /** Recipients sent by each route, and what RouteHealth knows: for /metrics. */
+  stats(): EgressStats {
+    return { probes: [...this.probes].map(([route, count]) => ({ route, count })), blocks: this.health.blocks(), paused: this.health.paused() };
   }
 
   async probe(target: ProbeTarget, hosts: readonly MxHost[], signal?: AbortSignal): Promise<ProbeOutcome> {
     const family = familyOfHost(hosts[0]?.name ?? '');
-    const tried = new Set<string>();
+    const domain = target.recipient.slice(target.recipient.lastIndexOf('@') + 1);
     let attempts = 0;
+    // Each turn either returns or pauses the route it used, so the routes run out.
     for (;;) {
-      const chosen = this.pick(family, tried);
+      const chosen = this.pick(family, domain);
       if (!('route' in chosen)) {
         const until = Number.isFinite(chosen.retryAt) ? new Date(chosen.retryAt).toISOString() : 'later';
         return {
@@ -74,6 +84,7 @@ export class RoutedDispatcher implements ProbeDispatcher {
           attempts,
         };
       }
+      this.probes.set(chosen.route.name, (this.probes.get(chosen.route.name) ?? 0) + 1);
       const outcome = await chosen.dispatcher.probe(target, hosts, signal);
       attempts += outcome.attempts;
       const block = routeBlockOf(outcome);
@@ -82,7 +93,6 @@ export class RoutedDispatcher implements ProbeDispatcher {
         return { ...outcome, attempts };
       }
       this.health.blocked(chosen.route.name, family, block);
-      tried.add(chosen.route.name);
     }
   }
 
@@ -90,10 +100,12 @@ export class RoutedDispatcher implements ProbeDispatcher {
     return (target) => void this.probe(target, hosts).then((outcome) => onOutcome(outcome, target));
   }
 
-  async warm(hosts: readonly MxHost[], expectedRecipients: number): Promise<void> {
-    const chosen = this.pick(familyOfHost(hosts[0]?.name ?? ''), new Set());
-    if ('route' in chosen) await chosen.dispatcher.warm(hosts, expectedRecipients);
-  }
+  /**
+   * Nothing: warming opens sessions ahead of a domain's recipients, but the route is chosen by
+   * the recipient's domain, which warm() is not told; a session opened by the wrong route
+   * would only cost the MX host a connection. Sessions open with the first recipient instead.
+   */
+  async warm(): Promise<void> {}
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.byName.values()].map((r) => r.dispatcher.close()));

@@ -10,40 +10,9 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/core/index.js';
 import type { Engine, EngineResult } from '../../src/core/index.js';
-import { startMailWorld, type MailWorld, type WorldSpec } from '../../src/mailworld/index.js';
+import { startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
+import { A, B, BARRACUDA_MX, MICROSOFT_DOMAINS, MICROSOFT_MX, OTHER_DOMAINS, OTHER_MX, ROUTES, addressesAt, poolWorld } from './pool-world.js';
 import { Metrics } from '../../src/service/metrics.js';
-
-const A = '127.0.0.1';
-const B = '127.0.0.10';
-const MICROSOFT_MX = 'mx1.contoso-test.mail.protection.outlook.com';
-const OTHER_MX = 'mx.plain.test';
-const BARRACUDA_MX = 'd1.cudasvc.com';
-// Each domain keeps one route (route-health.ts pick): several domains per provider use both.
-const MICROSOFT_DOMAINS = ['contoso.test', 'fabrikam.test', 'northwind.test', 'tailspin.test', 'wingtip.test', 'litware.test'];
-const OTHER_DOMAINS = ['plain1.test', 'plain2.test', 'plain3.test', 'plain4.test', 'plain5.test', 'plain6.test'];
-
-function poolWorld(): WorldSpec {
-  const mailboxes = { alice: 'accept', bob: 'accept', carol: 'unknown', dave: 'full', erin: 'accept', frank: 'unknown' } as const;
-  return {
-    hosts: [
-      { name: MICROSOFT_MX, blockClients: [B] },
-      { name: OTHER_MX },
-      { name: BARRACUDA_MX, blockClients: [A, B] },
-    ],
-    domains: [
-      ...MICROSOFT_DOMAINS.map((name) => ({ name, mx: [{ host: MICROSOFT_MX, preference: 10 }], mailboxes })),
-      ...OTHER_DOMAINS.map((name) => ({ name, mx: [{ host: OTHER_MX, preference: 10 }], mailboxes })),
-      { name: 'walled.test', mx: [{ host: BARRACUDA_MX, preference: 10 }], mailboxes },
-    ],
-  };
-}
-
-const ROUTES = JSON.stringify([
-  { name: 'b', source: B, helo: 'probe10.presend.test' },
-  { name: 'a', source: A, helo: 'probe.presend.test' },
-]);
-
-const addressesAt = (domain: string): string[] => ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'].map((l) => `${l}@${domain}`);
 
 async function verifyAll(engine: Engine, addresses: readonly string[]): Promise<Map<string, EngineResult>> {
   const results = new Map<string, EngineResult>();

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/core/index.js';
 import type { Engine, EngineResult } from '../../src/core/index.js';
 import { startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
-import { A, B, BARRACUDA_MX, MICROSOFT_DOMAINS, MICROSOFT_MX, OTHER_DOMAINS, OTHER_MX, ROUTES, addressesAt, poolWorld } from './pool-world.js';
+import { A, B, MICROSOFT_DOMAINS, MICROSOFT_MX, OTHER_DOMAINS, OTHER_MX, ROUTES, addressesAt, poolWorld } from './pool-world.js';
 import { Metrics } from '../../src/service/metrics.js';
 
 async function verifyAll(engine: Engine, addresses: readonly string[]): Promise<Map<string, EngineResult>> {

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/core/index.js';
 import type { Engine, EngineResult } from '../../src/core/index.js';
 import { startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
-import { A, B, MICROSOFT_DOMAINS, MICROSOFT_MX, OTHER_DOMAINS, OTHER_MX, ROUTES, addressesAt, poolWorld } from './pool-world.js';
+import { A, B, LISTING_DOMAINS, LISTING_MX, MICROSOFT_DOMAINS, MICROSOFT_MX, OTHER_DOMAINS, OTHER_MX, ROUTES, addressesAt, poolWorld } from './pool-world.js';
 import { Metrics } from '../../src/service/metrics.js';
 
 async function verifyAll(engine: Engine, addresses: readonly string[]): Promise<Map<string, EngineResult>> {
@@ -39,7 +39,8 @@ describe('a pool of egress routes', () => {
 
   test('a route listed by one provider: its work moves, every address is right, the route is paused for that provider only', async () => {
     const microsoft = MICROSOFT_DOMAINS.flatMap(addressesAt);
-    const plain = OTHER_DOMAINS.flatMap(addressesAt);
+    // An independent server that lists b is in the same first batch: it pauses b for itself only.
+    const plain = [...OTHER_DOMAINS, ...LISTING_DOMAINS].flatMap(addressesAt);
     const results = await verifyAll(engine, [...microsoft, ...plain]);
     const wrong = [...microsoft, ...plain].filter((a) => results.get(a)?.envelope.verdict !== world.expectedVerdict(a));
     assert.deepEqual(wrong.map((a) => `${a}: ${results.get(a)?.envelope.verdict} (${results.get(a)?.envelope.reasons.join(',')})`), []);
@@ -53,6 +54,7 @@ describe('a pool of egress routes', () => {
     assert.equal(sessionsAt(MICROSOFT_MX, B).length, 0, 'route b is paused for microsoft');
     assert.ok(sessionsAt(MICROSOFT_MX, A).length >= 1);
     assert.ok(sessionsAt(OTHER_MX, B).length >= 1 && sessionsAt(OTHER_MX, A).length >= 1, 'both routes serve the other provider');
+    assert.equal(sessionsAt(LISTING_MX, B).length, 0, 'route b is paused for the server that listed it');
     for (const domain of OTHER_DOMAINS) {
       const clients = new Set(world.recorder.sessions(OTHER_MX).filter((s) => s.commands.some((c) => c.command.includes(`@${domain}`))).map((s) => s.client));
       assert.equal(clients.size, 1, `${domain}: one route, so a greylisting recheck comes from the same address`);
@@ -63,7 +65,8 @@ describe('a pool of egress routes', () => {
     assert.match(text, /presend_egress_probes_total\{route="b"\} \d+/);
     assert.match(text, /presend_egress_blocks_total\{route="b",family="microsoft"\} [1-9]\d*/);
     assert.match(text, /presend_egress_paused_until_seconds\{route="b",family="microsoft"\} \d{10}/);
-    assert.doesNotMatch(text, /presend_egress_paused_until_seconds\{route="a"|family="other"\}/);
+    assert.match(text, /presend_egress_paused_until_seconds\{route="b",family="other:mx\.listing\.test"\} \d{10}/);
+    assert.doesNotMatch(text, /presend_egress_paused_until_seconds\{route="a"|family="other:mx\.plain\.test"/);
   });
 
   test('when a provider refuses every route, its addresses are TRANSIENT (recheck later), not UNKNOWN', async () => {

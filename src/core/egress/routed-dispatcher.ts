@@ -2,7 +2,8 @@
  * The egress pool over the MX dispatcher (issue 22): one dispatcher per route (its own HELO
  * name, proxy and source address), and for each recipient the route that RouteHealth picks for
  * the provider family of its MX hosts. A reply that says the route's address is refused
- * (ip-block-signal.ts) pauses that route for that family and sends the recipient again by
+ * (ip-block-signal.ts) pauses that route for that family (for one MX host when the family is
+ * `other`) and sends the recipient again by
  * another route; when every route the family may use is paused, the recipient ends TRANSIENT
  * ("recheck later", with the time the first route comes back) rather than UNKNOWN: the block
  * is about us, not about the address.
@@ -45,6 +46,17 @@ export function routeBlockOf(outcome: ProbeOutcome): string | null {
   }
 }
 
+/**
+ * What a block pauses a route for: the provider family, whose servers share one view of an
+ * address (Microsoft's, Yahoo's), or — for `other`, which is every independent server — the MX
+ * host alone: one small server's blocklist says nothing about the next one.
+ */
+export function healthScope(hosts: readonly MxHost[]): string {
+  const first = hosts[0]?.name ?? '';
+  const family = familyOfHost(first);
+  return family === 'other' ? `other:${first.toLowerCase()}` : family;
+}
+
 export class RoutedDispatcher implements ProbeDispatcher {
   private readonly byName: ReadonlyMap<string, RouteWithDispatcher>;
   private readonly probes = new Map<string, number>();
@@ -69,7 +81,7 @@ export class RoutedDispatcher implements ProbeDispatcher {
   }
 
   async probe(target: ProbeTarget, hosts: readonly MxHost[], signal?: AbortSignal): Promise<ProbeOutcome> {
-    const family = familyOfHost(hosts[0]?.name ?? '');
+    const family = healthScope(hosts);
     const domain = target.recipient.slice(target.recipient.lastIndexOf('@') + 1);
     let attempts = 0;
     // Each turn either returns or pauses the route it used, so the routes run out.

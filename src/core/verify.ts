@@ -125,7 +125,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     routes.length > 1
       ? new RoutedDispatcher(
           routes.map((route) => ({ route, dispatcher: dispatcherFor(route.heloName, route.proxy, route.source) })),
-          new RouteHealth(routes, { now: () => clock.now().getTime() }),
+          new RouteHealth(routes, { now: () => clock.now().getTime(), firstPauseMs: tuning.egressFirstPauseMs, maxPauseMs: tuning.egressMaxPauseMs }),
         )
       : dispatcherFor(identity?.heloName ?? '', config.smtpProxy, config.smtpSourceAddress ?? null);
 

@@ -73,6 +73,7 @@ describe('a pool of egress routes', () => {
     const results = await verifyAll(engine, addressesAt('walled.test'));
     for (const [email, result] of results) {
       assert.equal(result.envelope.verdict, 'TRANSIENT', `${email}: ${result.envelope.reasons.join(',')}`);
+      assert.ok(result.envelope.reasons.includes('egress_paused'), result.envelope.reasons.join(','));
       assert.equal(result.envelope.decision, 'recheck_later');
       assert.notEqual(result.envelope.retry, null);
     }

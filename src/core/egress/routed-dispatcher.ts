@@ -15,6 +15,7 @@ import type { MxHost } from '../dns/mail-hosts.js';
 import { familyOfHost } from '../domain/provider-family.js';
 import type { MxDispatcher, ProbeOutcome } from '../smtp/dispatcher.js';
 import type { ProbeTarget } from '../smtp/host-queue.js';
+import type { SessionFailure } from '../smtp/session.js';
 import type { EgressRoute } from './egress-routes.js';
 import { ipBlockSignal } from './ip-block-signal.js';
 import type { RouteHealth, RoutePause } from './route-health.js';
@@ -31,6 +32,13 @@ export type ProbeDispatcher = Pick<MxDispatcher, 'probe' | 'probeEach' | 'warm' 
 export interface RouteWithDispatcher {
   route: EgressRoute;
   dispatcher: ProbeDispatcher;
+}
+
+const PAUSED_DETAIL = 'every egress route is paused for';
+
+/** The failure the pool answers with when every route of the recipient's provider is paused (classify.ts reads it as `egress_paused`). */
+export function isEgressPaused(failure: SessionFailure): boolean {
+  return failure.kind === 'temporary' && failure.reply === null && failure.detail.startsWith(PAUSED_DETAIL);
 }
 
 /** Why an outcome says the route is refused: the rule of ip-block-signal.ts, or null. */
@@ -91,7 +99,7 @@ export class RoutedDispatcher implements ProbeDispatcher {
         const until = Number.isFinite(chosen.retryAt) ? new Date(chosen.retryAt).toISOString() : 'later';
         return {
           kind: 'failure',
-          failure: { kind: 'temporary', step: 'connect', reply: null, detail: `every egress route is paused for ${family} (its servers refuse our addresses); retrying after ${until}` },
+          failure: { kind: 'temporary', step: 'connect', reply: null, detail: `${PAUSED_DETAIL} ${family} (its servers refuse our addresses); retrying after ${until}` },
           host: hosts[0]?.name ?? null,
           attempts,
         };

@@ -5,10 +5,13 @@
  * flags.port })`), so a flag goes through the same validation as its variable. A bad value
  * stops start-up with a ConfigError that names the variable.
  */
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { parsePrivateMxAllowance, type PrivateMxAllowance } from './core/dns/address-safety.js';
 import { heloNameProblem } from './core/helo-name.js';
 import { DEFAULT_TABLE_LIMITS, MB, type TableLimits } from './files/limits.js';
+import { parseEgressRoutes, type EgressRoute } from './core/egress/egress-routes.js';
+import { readFileSync } from 'node:fs';
 
 export class ConfigError extends Error {
   constructor(
@@ -48,6 +51,28 @@ export interface PresendConfig {
   heloName: string | null;
   mailFrom: string | null;
   smtpProxy: string | null;
+  /**
+   * The mail server `presend doctor` connects to on port 25 to see that probes get out
+   * (PRESEND_CANARY_MX, a host name or address); null: the MX of PRESEND_MAIL_FROM's domain.
+   */
+  canaryMx: string | null;
+  /**
+   * The public address probes leave from, when the prober cannot learn it itself (a NAT, a
+   * proxy that hides it) (PRESEND_EGRESS_IP); null: learned from the canary's greeting.
+   */
+  egressIp: string | null;
+  /** DNS blocklist zones the doctor looks the egress address up in (PRESEND_DNSBLS; `none` for none). */
+  dnsbls: string[];
+  /**
+   * The egress routes (PRESEND_EGRESS, src/core/egress/egress-routes.ts); without it, the one
+   * route of PRESEND_SMTP_PROXY (or direct) and PRESEND_HELO_NAME. Empty without a HELO name.
+   * With several, the engine spreads work over them by provider health
+   * (src/core/egress/routed-dispatcher.ts); heloName, smtpProxy and smtpSourceAddress are the
+   * first route's (the one route's settings when there is one). `presend doctor` checks each.
+   */
+  egress: EgressRoute[];
+  /** Local address probe connections are bound to (the first egress route's `source`); null: the system's choice. */
+  smtpSourceAddress: string | null;
   recheckDelayMs: number;
   /**
    * The same delay for sandbox keys (PRESEND_SANDBOX_RECHECK_DELAY_MS): the sandbox's `greylisted@`
@@ -225,6 +250,69 @@ function validateProxy(url: string | undefined): string | null {
   return url.trim();
 }
 
+function validateCanary(raw: string | undefined): string | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  if (isIP(value) === 0 && !/^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/i.test(value)) throw new ConfigError('PRESEND_CANARY_MX', `expected a host name or an IP address, got "${value}"`);
+  return value;
+}
+
+function validateEgressIp(raw: string | undefined): string | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  if (isIP(value) === 0) throw new ConfigError('PRESEND_EGRESS_IP', `expected an IPv4 or IPv6 address, got "${value}"`);
+  return value;
+}
+
+/**
+ * The blocklists a prober's address is worth checking against: the ones big receivers query
+ * at connect time (Spamhaus ZEN = SBL + XBL + PBL; Barracuda's BRBL; SpamCop's SCBL).
+ */
+export const DEFAULT_DNSBLS = ['zen.spamhaus.org', 'b.barracudacentral.org', 'bl.spamcop.net'];
+
+function parseDnsbls(raw: string | undefined): string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '') return [...DEFAULT_DNSBLS];
+  if (/^none$/i.test(value)) return [];
+  const zones = value.split(',').map((s) => s.trim().toLowerCase().replace(/\.$/, '')).filter((s) => s !== '');
+  const bad = zones.find((zone) => !/^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\.[a-z0-9-]+$/.test(zone));
+  if (bad !== undefined) throw new ConfigError('PRESEND_DNSBLS', `expected a comma list of blocklist zones (e.g. zen.spamhaus.org) or "none", got "${bad}"`);
+  return zones;
+}
+
+/** `@/path/file.json` reads the routes from a file; anything else is the JSON itself. */
+function egressText(raw: string): string {
+  if (!raw.startsWith('@')) return raw;
+  try {
+    return readFileSync(raw.slice(1), 'utf8');
+  } catch (err) {
+    throw new ConfigError('PRESEND_EGRESS', `cannot read ${raw.slice(1)}: ${(err as Error).message}`);
+  }
+}
+
+/** The egress routes, and the first route's settings as the probe's own (see PresendConfig.egress). */
+function applyEgress(config: PresendConfig, raw: string | undefined, overrides: Partial<PresendConfig>): void {
+  if (overrides.egress !== undefined) return;
+  const text = raw?.trim() ?? '';
+  if (text === '') {
+    config.egress = config.heloName ? [{ name: config.smtpProxy ? 'proxy' : 'direct', source: config.smtpSourceAddress, proxy: config.smtpProxy, heloName: config.heloName, providers: [] }] : [];
+    return;
+  }
+  if (config.smtpProxy) throw new ConfigError('PRESEND_EGRESS', 'set either PRESEND_EGRESS (routes with their proxies) or PRESEND_SMTP_PROXY, not both');
+  let routes: EgressRoute[];
+  try {
+    routes = parseEgressRoutes(egressText(text), config.heloName);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError('PRESEND_EGRESS', (err as Error).message);
+  }
+  const first = routes[0] as EgressRoute;
+  config.egress = routes;
+  config.heloName = first.heloName;
+  config.smtpProxy = first.proxy;
+  config.smtpSourceAddress = first.source;
+}
+
 /** A name usable as a queue and lease owner name: letters, digits, `.`, `_` and `-`. */
 function validateWorkerId(raw: string | undefined): string {
   const value = raw?.trim() || hostname();
@@ -306,6 +394,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     heloName: validateHelo(env.PRESEND_HELO_NAME),
     mailFrom: validateMailFrom(env.PRESEND_MAIL_FROM),
     smtpProxy: validateProxy(env.PRESEND_SMTP_PROXY),
+    canaryMx: validateCanary(env.PRESEND_CANARY_MX),
+    egressIp: validateEgressIp(env.PRESEND_EGRESS_IP),
+    dnsbls: parseDnsbls(env.PRESEND_DNSBLS),
+    egress: [],
+    smtpSourceAddress: null,
     recheckDelayMs: parseIntVar(env, 'PRESEND_RECHECK_DELAY_MS', 300_000, 0, 86_400_000),
     sandboxRecheckDelayMs: parseIntVar(env, 'PRESEND_SANDBOX_RECHECK_DELAY_MS', 2_000, 0, 86_400_000),
     retentionDays: parseIntVar(env, 'PRESEND_RETENTION_DAYS', 30, 1, 3650),
@@ -345,6 +438,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     purgeChunk: parseIntVar(env, 'PRESEND_PURGE_CHUNK', 2_000, 10, 100_000),
     ...overrides,
   };
+  applyEgress(config, env.PRESEND_EGRESS, overrides);
   if (config.mailFrom && config.heloName === null) {
     throw new ConfigError('PRESEND_HELO_NAME', 'is required when PRESEND_MAIL_FROM is set');
   }

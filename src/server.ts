@@ -44,6 +44,8 @@ export interface ServerOptions {
   /** How long a client may take to send a whole request (default 60 s). */
   requestTimeoutMs?: number;
   now?: () => Date;
+  /** The prober's cheap health checks (src/service/prober-health/monitor.ts): what is not ✓ is listed by /readyz. */
+  proberHealth?: { warnings(): readonly string[] };
 }
 
 export interface RunningServer {
@@ -66,7 +68,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const now = options.now ?? (() => new Date());
   const logger = options.logger ?? createLogger(options.logLevel ?? config.logLevel, options.logStream);
   const backend = options.backend ?? (await openBackend(config.databaseUrl, { config, longRunning: true, log: logger }));
-  const metrics = new Metrics({ queueDepth: () => backend.work.depth(), ...(engines.smtpSessions ? { smtpSessions: engines.smtpSessions } : {}) });
+  const metrics = new Metrics({
+    queueDepth: () => backend.work.depth(),
+    ...(engines.smtpSessions ? { smtpSessions: engines.smtpSessions } : {}),
+    ...(engines.live.egressStats ? { egress: () => engines.live.egressStats?.() ?? null } : {}),
+  });
   let shuttingDown = false;
 
   const verify = new VerifyService({
@@ -112,7 +118,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
     logger,
     isShuttingDown: () => shuttingDown,
-    ...(engines.liveChecksOff !== undefined ? { readinessWarnings: [engines.liveChecksOff] } : {}),
+    readinessWarnings: () => [...(engines.liveChecksOff !== undefined ? [engines.liveChecksOff] : []), ...(options.proberHealth?.warnings() ?? [])],
     now,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     trustProxy: config.trustProxy,

@@ -38,8 +38,8 @@ export interface AppDeps {
   /** The process's logger (src/logger.ts): Fastify logs through it. */
   logger: Logger;
   isShuttingDown: () => boolean;
-  /** What an operator must fix though the node can serve (e.g. live checks off): listed by /readyz. */
-  readinessWarnings?: readonly string[];
+  /** What an operator must fix though the node can serve (live checks off, the prober's health): listed by /readyz, read at each request. */
+  readinessWarnings?: () => readonly string[];
   now?: () => Date;
   /** How long a client may take to send a whole request, headers and body (default 60 s). */
   requestTimeoutMs?: number;
@@ -239,7 +239,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     isShuttingDown: deps.isShuttingDown,
     readyTimeoutMs: deps.readyTimeoutMs ?? 2000,
     now: deps.now ?? (() => new Date()),
-    warnings: deps.readinessWarnings ?? [],
+    warnings: deps.readinessWarnings ?? (() => []),
   });
 
   await app.register(async (v1) => {

@@ -8,6 +8,7 @@ import type { SyntaxError } from './syntax/address.js';
 import type { ProbeOutcome } from './smtp/dispatcher.js';
 import type { SessionFailureKind } from './smtp/session.js';
 import type { EvidenceClass, ProviderFamily, PublicVerdict, ReasonCode } from './types.js';
+import { isEgressPaused } from './egress/routed-dispatcher.js';
 
 export type ListHit = 'hard_bounced' | 'spamtrap' | 'spamtrap_pattern' | 'blacklisted_domain' | 'disposable_domain';
 export type DnsFinding = 'nxdomain' | 'null_mx' | 'no_mx_no_a' | 'cname_loop' | 'servfail' | 'timeout' | 'error';
@@ -124,6 +125,8 @@ function fromProbe(outcome: ProbeOutcome, traits: AddressTraits, catchAll: boole
     case 'utf8_unsupported':
       return verdict('UNKNOWN', 'smtputf8_not_supported', null, null);
     case 'failure':
+      // Not the host's failure: the egress pool has no route this provider accepts for now.
+      if (isEgressPaused(outcome.failure)) return verdict('TRANSIENT', 'egress_paused', null, null);
       return FAILURE_VERDICTS[outcome.failure.kind];
     case 'private_mx_refused':
       return verdict('UNKNOWN', 'private_mx_refused', null, 'dns');

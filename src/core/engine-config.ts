@@ -18,6 +18,7 @@ export type EngineConfig = Pick<
   | 'smtpTimeoutMs'
   | 'dnsTimeoutMs'
 > &
+  Partial<Pick<PresendConfig, 'smtpSourceAddress' | 'egress'>> &
   Partial<EngineTuning>;
 
 export interface EngineTuning {
@@ -65,6 +66,9 @@ export interface EngineTuning {
   maxThrottleMs: number;
   /** Single checks (not batches) of one MX host in the engine at once; more end TRANSIENT at once (host-budget.ts). */
   maxChecksPerMxHost: number;
+  /** Egress pool: first pause of a route a provider refuses, doubled per block in a row up to egressMaxPauseMs (egress/route-health.ts). */
+  egressFirstPauseMs: number;
+  egressMaxPauseMs: number;
 }
 
 export function resolveTuning(config: EngineConfig): EngineTuning {
@@ -90,5 +94,7 @@ export function resolveTuning(config: EngineConfig): EngineTuning {
     maxBackoffMs: config.maxBackoffMs ?? 8000,
     maxThrottleMs: config.maxThrottleMs ?? 30_000,
     maxChecksPerMxHost: Math.max(1, config.maxChecksPerMxHost ?? 100),
+    egressFirstPauseMs: config.egressFirstPauseMs ?? 10 * 60_000,
+    egressMaxPauseMs: config.egressMaxPauseMs ?? 6 * 3_600_000,
   };
 }

@@ -5,6 +5,7 @@
  * patching modules, and the PostgreSQL deployment can share limits and caches across workers.
  */
 import type { EngineResult, PublicVerdict } from './types.js';
+import type { EgressStats } from './egress/routed-dispatcher.js';
 
 export interface Clock {
   now(): Date;
@@ -61,6 +62,8 @@ export interface Engine {
    * creates it. Optional: the live engine always goes to the network.
    */
   immediate?(address: string): EngineResult | null;
+  /** The egress pool's recipients per route, blocks and pauses (several PRESEND_EGRESS routes); null with one route. */
+  egressStats?(): EgressStats | null;
   close(): Promise<void>;
 }
 

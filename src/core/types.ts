@@ -112,6 +112,8 @@ export const REASON_CODES = [
   'rcpt_rejected_unclassified',
   'aborted',
   'throttled',
+  // Every egress route the provider may be probed by is refused by it for now (PRESEND_EGRESS pool).
+  'egress_paused',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 

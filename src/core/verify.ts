@@ -27,6 +27,8 @@ import { systemClock, type Clock, type Engine, type FactsCache, type OperatorLis
 import { parseProxyUrl } from './smtp/connect.js';
 import { MxDispatcher, type ProbeOutcome } from './smtp/dispatcher.js';
 import { HostLearning } from './smtp/host-profile.js';
+import { RouteHealth } from './egress/route-health.js';
+import { RoutedDispatcher, type ProbeDispatcher } from './egress/routed-dispatcher.js';
 import { parseAddress, type ParsedAddress } from './syntax/address.js';
 import type { EngineResult, ProviderFamily } from './types.js';
 
@@ -84,36 +86,48 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     },
     tuning.hostProfileTtlMs,
   );
-  const dispatcher = new MxDispatcher(
-    {
-      session: {
-        heloName: identity?.heloName ?? '',
-        mailFrom: identity?.mailFrom ?? '',
-        port: config.smtpPort,
-        stepTimeoutMs: config.smtpTimeoutMs,
-        sessionMaxMs: Math.max(tuning.sessionMaxMs, config.smtpTimeoutMs * 8),
-        proxy: config.smtpProxy ? parseProxyUrl(config.smtpProxy) : null,
-        limits: tuning.replyLimits,
-        now: () => clock.now().getTime(),
-        slowReplyMs: tuning.slowReplyMs,
+  // One dispatcher per egress route (its HELO name, proxy and source address); with several
+  // routes the pool (egress/routed-dispatcher.ts) picks one per recipient by provider health.
+  const dispatcherFor = (heloName: string, proxy: string | null, source: string | null): MxDispatcher =>
+    new MxDispatcher(
+      {
+        session: {
+          heloName,
+          mailFrom: identity?.mailFrom ?? '',
+          port: config.smtpPort,
+          stepTimeoutMs: config.smtpTimeoutMs,
+          sessionMaxMs: Math.max(tuning.sessionMaxMs, config.smtpTimeoutMs * 8),
+          proxy: proxy ? parseProxyUrl(proxy) : null,
+          localAddress: source,
+          limits: tuning.replyLimits,
+          now: () => clock.now().getTime(),
+          slowReplyMs: tuning.slowReplyMs,
+        },
+        maxSessions: config.maxSessionsPerMx,
+        maxRcptsPerTransaction: tuning.maxRcptsPerTransaction,
+        maxTransactionsPerSession: tuning.maxTransactionsPerSession,
+        sessionIdleMs: tuning.sessionIdleMs,
+        maxAttempts: tuning.maxAttempts,
+        maxRequeues: tuning.maxRequeues,
+        errorBudget: tuning.sessionErrorBudget,
+        backoffMs: tuning.backoffMs,
+        maxBackoffMs: tuning.maxBackoffMs,
+        maxThrottleMs: tuning.maxThrottleMs,
+        allowPrivateMx: config.allowPrivateMx,
+        hostDownMs: tuning.hostDownMs,
       },
-      maxSessions: config.maxSessionsPerMx,
-      maxRcptsPerTransaction: tuning.maxRcptsPerTransaction,
-      maxTransactionsPerSession: tuning.maxTransactionsPerSession,
-      sessionIdleMs: tuning.sessionIdleMs,
-      maxAttempts: tuning.maxAttempts,
-      maxRequeues: tuning.maxRequeues,
-      errorBudget: tuning.sessionErrorBudget,
-      backoffMs: tuning.backoffMs,
-      maxBackoffMs: tuning.maxBackoffMs,
-      maxThrottleMs: tuning.maxThrottleMs,
-      allowPrivateMx: config.allowPrivateMx,
-      hostDownMs: tuning.hostDownMs,
-    },
-    limiter,
-    hostAddresses,
-    learning,
-  );
+      limiter,
+      hostAddresses,
+      learning,
+    );
+  const routes = identity ? (config.egress ?? []) : [];
+  const dispatcher: ProbeDispatcher =
+    routes.length > 1
+      ? new RoutedDispatcher(
+          routes.map((route) => ({ route, dispatcher: dispatcherFor(route.heloName, route.proxy, route.source) })),
+          new RouteHealth(routes, { now: () => clock.now().getTime(), firstPauseMs: tuning.egressFirstPauseMs, maxPauseMs: tuning.egressMaxPauseMs }),
+        )
+      : dispatcherFor(identity?.heloName ?? '', config.smtpProxy, config.smtpSourceAddress ?? null);
 
   /**
    * Catch-all status, probed once per domain (cached; concurrent askers share the probe).
@@ -249,6 +263,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
 
   return {
     verify: (address, options) => verifyOne(address, options),
+    egressStats: () => (dispatcher instanceof RoutedDispatcher ? dispatcher.stats() : null),
     async verifyMany(addresses, onResult, options) {
       // The fast path covers the common batch, aborts included (the batch worker always passes
       // a signal); lists and a missing identity go the general way below, one address at a

@@ -45,6 +45,7 @@ export const REASON_TEXT: Record<ReasonCode, string> = {
   proxy_failure: 'The proxy that carries the checks failed.',
   rcpt_rejected_unclassified: 'The mail server refused the recipient with a reply that does not say why.',
   aborted: 'The check was stopped before it finished (the service was shutting down).',
+  egress_paused: 'This provider refuses every address our checks can leave from, for now (a blocklist listing); nothing is known about the mailbox. It is checked again later.',
   throttled: 'The mail server asked to slow down (a rate or connection limit); it said nothing about the mailbox. Try again later.',
 };
 

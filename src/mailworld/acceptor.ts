@@ -60,7 +60,8 @@ export async function startAcceptor(
   });
 
   const admit = (socket: Socket): void => {
-    const log = recorder.begin(host.name, ip);
+    const client = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const log = recorder.begin(host.name, ip, client);
     if (socket.destroyed || socket.readableEnded) {
       log.end();
       socket.destroy();
@@ -69,6 +70,12 @@ export async function startAcceptor(
     // The session is over for the world when the client's side ends, before 'close' fires.
     socket.once('end', () => log.end());
     socket.once('close', () => log.end());
+    if (host.blockClients?.includes(client)) {
+      // Postfix reject_rbl_client's reply (postconf(5) default_rbl_reply), at the greeting as smtpd_client_restrictions can give it.
+      writeReply(socket, log, `554 5.7.1 Service unavailable; Client host [${client}] blocked using zen.spamhaus.org`);
+      socket.end();
+      return;
+    }
     const limit = host.maxConnections;
     if (limit !== undefined && recorder.openSessions(host.name) > limit) {
       const refuse = (): void => {

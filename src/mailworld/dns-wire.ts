@@ -5,7 +5,7 @@
  */
 import { isIPv6 } from 'node:net';
 
-export const RTYPE = { A: 1, CNAME: 5, MX: 15, AAAA: 28 } as const;
+export const RTYPE = { A: 1, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28 } as const;
 export const RCODE = { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3 } as const;
 
 /** Largest DNS message over UDP without EDNS (RFC 1035 §4.2.1). */
@@ -15,7 +15,9 @@ export type ResourceRecord =
   | { name: string; type: typeof RTYPE.A; address: string }
   | { name: string; type: typeof RTYPE.AAAA; address: string }
   | { name: string; type: typeof RTYPE.CNAME; target: string }
-  | { name: string; type: typeof RTYPE.MX; preference: number; exchange: string };
+  | { name: string; type: typeof RTYPE.MX; preference: number; exchange: string }
+  | { name: string; type: typeof RTYPE.PTR; target: string }
+  | { name: string; type: typeof RTYPE.TXT; text: string };
 
 export interface DnsResponse {
   id: number;
@@ -123,8 +125,21 @@ function writeRecord(w: WireWriter, record: ResourceRecord): void {
       w.bytes(isIPv6(record.address) ? ipv6Bytes(record.address) : Buffer.alloc(16));
       break;
     case RTYPE.CNAME:
+    case RTYPE.PTR:
       w.name(record.target);
       break;
+    case RTYPE.TXT: {
+      // A TXT record is character-strings of at most 255 bytes each (RFC 1035 §3.3.14); a
+      // longer SPF record is published as several, which readers join without spaces (RFC 7208 §3.3).
+      const bytes = Buffer.from(record.text, 'utf8');
+      if (bytes.length === 0) w.u8(0);
+      for (let at = 0; at < bytes.length; at += 255) {
+        const piece = bytes.subarray(at, at + 255);
+        w.u8(piece.length);
+        w.bytes(piece);
+      }
+      break;
+    }
     case RTYPE.MX:
       w.u16(record.preference);
       // The null MX of RFC 7505 is the root name: a single zero byte.

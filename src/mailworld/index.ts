@@ -21,3 +21,6 @@ export { defaultWorld, BIG_MX_COUNT } from './default-world.js';
 export type { DefaultWorld, WorldSample } from './default-world.js';
 export { benchWorld } from './bench-world.js';
 export type { BenchWorld, BenchWorldOptions } from './bench-world.js';
+export { doctorWorld, reverseName, DOCTOR_EGRESS, DOCTOR_CANARY, DOCTOR_SENDER_DOMAIN } from './doctor-world.js';
+export { startSocksProxy } from './socks-proxy.js';
+export type { SocksProxy, SocksProxyOptions } from './socks-proxy.js';

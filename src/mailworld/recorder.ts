@@ -73,8 +73,10 @@ export class SessionRecorder {
     return counters;
   }
 
-  begin(host: string, ip: string): SessionLog {
+  /** `client`: the address the session came from (an egress route's source). */
+  begin(host: string, ip: string, client?: string): SessionLog {
     const log = new SessionLog(this, host, ip);
+    if (client !== undefined) log.record.client = client;
     this.logs.push(log);
     const counters = this.countersOf(host);
     counters.open++;

@@ -101,6 +101,12 @@ export interface MxHostSpec {
   webmailAcceptAll?: boolean;
   /** Anti-abuse defences of real servers. They change how fast a verifier may ask, never the truth. */
   defences?: HostDefences;
+  /**
+   * Client addresses this host turns away at the greeting, as a server whose blocklist lists
+   * them does (`554 5.7.1 … Client host [ip] blocked using zen.spamhaus.org`): a listed egress
+   * route. It says nothing about the mailboxes, so the truth does not change.
+   */
+  blockClients?: string[];
   /** A host with defences greets at once (as Postfix does); this delays its banner, e.g. 100 ms like smtp-server's early-talker pause. */
   greetDelayMs?: number;
 }
@@ -118,6 +124,8 @@ export interface DomainSpec {
   aaaa?: string[];
   /** The domain name is a CNAME to this name (chains and loops allowed). */
   cname?: string;
+  /** TXT records of the domain name (e.g. its SPF record, `v=spf1 ip4:127.0.0.1 -all`). */
+  txt?: string[];
   /** Local part (lower-cased) → behaviour. */
   mailboxes?: Record<string, MailboxBehaviour>;
   /** Behaviour for local parts not in `mailboxes`. Default 'unknown'; 'accept' makes a catch-all. */
@@ -130,7 +138,17 @@ export interface WorldSpec {
   hosts: MxHostSpec[];
   domains: DomainSpec[];
   /** Extra A/AAAA names (e.g. MX host names pointing at private ranges, CNAME targets). */
-  names?: Array<{ name: string; a?: string[]; aaaa?: string[]; cname?: string; dns?: DomainSpec['dns'] }>;
+  names?: Array<{
+    name: string;
+    a?: string[];
+    aaaa?: string[];
+    cname?: string;
+    /** PTR targets: give the reverse name (`1.0.0.127.in-addr.arpa`, see reverseName in doctor-world.ts). */
+    ptr?: string[];
+    /** TXT records (SPF records, a blocklist's reason text). */
+    txt?: string[];
+    dns?: DomainSpec['dns'];
+  }>;
   /** Port every SMTP host listens on (all hosts share it, on different IPs). 0: pick a free one. */
   smtpPort?: number;
 }
@@ -143,6 +161,8 @@ export interface RecordedSession {
   endedAt: number | null;
   /** Commands in order with the reply code the world sent. */
   commands: Array<{ command: string; replyCode: number | null }>;
+  /** The client's address: which egress route the session came by. */
+  client?: string;
   /** Code of the greeting (220, 421 when over maxConnections, 554 when blocked); null if none was sent. */
   bannerCode?: number | null;
   /** Defences this session set off (defences.ts `LimitHit`), in order. */

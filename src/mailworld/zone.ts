@@ -13,6 +13,10 @@ export interface ZoneNode {
   aaaa: string[];
   mx: Array<{ host: string; preference: number }>;
   nullMx: boolean;
+  /** PTR targets (reverse names, in-addr.arpa). */
+  ptr: string[];
+  /** TXT records, one string each (SPF, blocklist reasons). */
+  txt: string[];
   cname?: string;
   mode: DnsMode;
 }
@@ -27,7 +31,7 @@ export function normaliseName(name: string): string {
 }
 
 function emptyNode(): ZoneNode {
-  return { a: [], aaaa: [], mx: [], nullMx: false, mode: 'normal' };
+  return { a: [], aaaa: [], mx: [], nullMx: false, ptr: [], txt: [], mode: 'normal' };
 }
 
 /**
@@ -55,6 +59,7 @@ export function buildZone(spec: WorldSpec, hostIps: ReadonlyMap<string, string>)
     n.a.push(...(domain.a ?? []));
     n.aaaa.push(...(domain.aaaa ?? []));
     n.mx.push(...(domain.mx ?? []));
+    n.txt.push(...(domain.txt ?? []));
     n.nullMx = domain.nullMx ?? false;
     if (domain.cname) n.cname = domain.cname;
     n.mode = domain.dns ?? 'normal';
@@ -63,6 +68,8 @@ export function buildZone(spec: WorldSpec, hostIps: ReadonlyMap<string, string>)
     const n = node(extra.name);
     n.a.push(...(extra.a ?? []));
     n.aaaa.push(...(extra.aaaa ?? []));
+    n.ptr.push(...(extra.ptr ?? []));
+    n.txt.push(...(extra.txt ?? []));
     if (extra.cname) n.cname = extra.cname;
     n.mode = extra.dns ?? n.mode;
   }
@@ -79,6 +86,10 @@ function recordsOf(name: string, node: ZoneNode, type: number): ResourceRecord[]
       // RFC 7505: a null MX is the only MX record of its domain.
       if (node.nullMx) return [{ name, type: RTYPE.MX, preference: 0, exchange: '.' }];
       return node.mx.map((mx) => ({ name, type: RTYPE.MX, preference: mx.preference, exchange: mx.host }));
+    case RTYPE.PTR:
+      return node.ptr.map((target) => ({ name, type: RTYPE.PTR, target }));
+    case RTYPE.TXT:
+      return node.txt.map((text) => ({ name, type: RTYPE.TXT, text }));
     default:
       return [];
   }

@@ -243,7 +243,10 @@ export class BatchRunner {
   private async store(item: ClaimedItem, result: EngineResult): Promise<void> {
     try {
       const now = this.now();
-      if (result.envelope.status === 'recheck_scheduled') {
+      // Greylisted, or every egress route refused by the provider for now (egress_paused): this
+      // worker (whose routes those are) asks again after the delay, instead of ending it TRANSIENT at once.
+      const waitsForRoute = result.envelope.reasons.includes('egress_paused');
+      if (result.envelope.status === 'recheck_scheduled' || waitsForRoute) {
         const recheckDelayMs = item.sandbox ? this.o.sandboxRecheckDelayMs : this.o.recheckDelayMs;
         if (item.rechecks < (this.o.maxRechecks ?? 3)) {
           const recheckAt = new Date(now.getTime() + recheckDelayMs);
@@ -254,7 +257,7 @@ export class BatchRunner {
           await this.o.work.scheduleRecheck(this.affinity, recheckAt).catch((err: unknown) => this.o.log.warn({ err }, 'could not schedule a recheck wake-up; polling covers it'));
           return;
         }
-        await this.finish(item, greylistExhausted(toStoredResult(result), now, recheckDelayMs));
+        await this.finish(item, waitsForRoute ? toStoredResult(result) : greylistExhausted(toStoredResult(result), now, recheckDelayMs));
         return;
       }
       await this.finish(item, toStoredResult(result));

@@ -6,6 +6,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { SmtpSessionStats } from './session-stats.js';
+import type { EgressStats } from '../core/egress/routed-dispatcher.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -14,6 +15,8 @@ export interface MetricsSources {
   queueDepth?: () => Promise<number>;
   /** Sessions of the live engine (src/service/session-stats.ts). */
   smtpSessions?: SmtpSessionStats;
+  /** The live engine's egress pool (several PRESEND_EGRESS routes); null or absent with one route. */
+  egress?: () => EgressStats | null;
 }
 
 export class Metrics {
@@ -44,7 +47,7 @@ export class Metrics {
   });
 
   constructor(sources: MetricsSources = {}) {
-    const { queueDepth, smtpSessions } = sources;
+    const { queueDepth, smtpSessions, egress } = sources;
     new Gauge({
       name: 'presend_queue_depth',
       help: 'Batch items not yet final (all processes sharing the store).',
@@ -69,6 +72,38 @@ export class Metrics {
         registers: [this.registry],
         collect() {
           this.set(smtpSessions.open);
+        },
+      });
+    }
+    if (egress) {
+      new Counter({
+        name: 'presend_egress_probes_total',
+        help: 'Recipients the egress pool sent by each route (resent ones counted again).',
+        labelNames: ['route'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const { route, count } of egress()?.probes ?? []) this.inc({ route }, count);
+        },
+      });
+      new Counter({
+        name: 'presend_egress_blocks_total',
+        help: "Replies of a provider family's servers that refused a route's address (blocklist, banned IP).",
+        labelNames: ['route', 'family'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const { route, family, count } of egress()?.blocks ?? []) this.inc({ route, family }, count);
+        },
+      });
+      new Gauge({
+        name: 'presend_egress_paused_until_seconds',
+        help: 'Routes paused for a provider family, and until when (Unix time): their work goes by other routes.',
+        labelNames: ['route', 'family'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const pause of egress()?.paused ?? []) this.set({ route: pause.route, family: pause.family }, Math.round(pause.until / 1000));
         },
       });
     }

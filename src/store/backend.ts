@@ -408,6 +408,18 @@ export interface WebhooksRole {
   purgeFinished(before: Date): Promise<number>;
 }
 
+/** One recent live result, as far as the prober's health reads it. */
+export interface RecentProbeResult {
+  providerFamily: string | null;
+  reasons: string[];
+}
+
+/** What recent live probes got back (src/store/roles/prober-replies.ts), for `presend doctor`. */
+export interface ProberRepliesRole {
+  /** Up to `limit` batch items and up to `limit` single checks finished since `since`, newest first. */
+  recent(input: { since: Date; limit: number }): Promise<RecentProbeResult[]>;
+}
+
 /** Every role of one database, opened and closed together. */
 export interface Backend {
   /** For logs and /metrics labels only: nothing branches on it. */
@@ -429,6 +441,7 @@ export interface Backend {
   readonly listFiles: ListFilesRole;
   readonly accountViews: AccountViewsRole;
   readonly webhooks: WebhooksRole;
+  readonly proberReplies: ProberRepliesRole;
   /** Apply pending numbered migrations (idempotent; openBackend does it unless told not to). */
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */

@@ -1,9 +1,9 @@
 /**
- * A tiny scripted SMTP server (and SOCKS5 proxy) on loopback for protocol corners the mail
+ * A tiny scripted SMTP server on loopback (the SOCKS5 proxy is the mail world's, src/mailworld/socks-proxy.ts) for protocol corners the mail
  * world does not model: EHLO refused, 421 in the middle of a session, 452 too many
  * recipients, slow replies. Each reply is what the script returns for a command line.
  */
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 
 export interface ScriptContext {
   /** 0-based index of this connection. */
@@ -21,6 +21,8 @@ export interface ScriptedServer {
   port: number;
   /** Commands received, per session. */
   sessions: string[][];
+  /** The client's address, per session. */
+  clients: string[];
   close(): Promise<void>;
 }
 
@@ -56,8 +58,10 @@ export const defaultScript: Script = (line) => {
 
 export async function startScriptedSmtp(script: Script): Promise<ScriptedServer> {
   const sessions: string[][] = [];
+  const clients: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
+    clients.push(socket.remoteAddress ?? '');
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -98,65 +102,5 @@ export async function startScriptedSmtp(script: Script): Promise<ScriptedServer>
     });
   });
   const port = await listen(server);
-  return { port, sessions, close: () => closeServer(server, sockets) };
-}
-
-export interface Socks5Proxy {
-  port: number;
-  /** One entry per CONNECT request: who asked, for where. */
-  connects: Array<{ user: string; password: string; host: string; port: number }>;
-  close(): Promise<void>;
-}
-
-/** RFC 1928 SOCKS5 with RFC 1929 username/password, CONNECT to IPv4 only: enough for probes. */
-export async function startSocks5Proxy(): Promise<Socks5Proxy> {
-  const connects: Socks5Proxy['connects'] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => undefined);
-    let stage: 'greeting' | 'auth' | 'request' | 'piping' = 'greeting';
-    let user = '';
-    let password = '';
-    let pending = Buffer.alloc(0);
-    client.on('data', (chunk: Buffer) => {
-      if (stage === 'piping') return;
-      pending = Buffer.concat([pending, chunk]);
-      if (stage === 'greeting' && pending.length >= 2 && pending.length >= 2 + (pending[1] ?? 0)) {
-        pending = pending.subarray(2 + (pending[1] ?? 0));
-        client.write(Buffer.from([5, 2])); // username/password
-        stage = 'auth';
-      }
-      if (stage === 'auth' && pending.length >= 2) {
-        const ulen = pending[1] ?? 0;
-        const plen = pending[2 + ulen];
-        if (plen === undefined || pending.length < 3 + ulen + plen) return;
-        user = pending.subarray(2, 2 + ulen).toString();
-        password = pending.subarray(3 + ulen, 3 + ulen + plen).toString();
-        pending = pending.subarray(3 + ulen + plen);
-        client.write(Buffer.from([1, 0]));
-        stage = 'request';
-      }
-      if (stage === 'request' && pending.length >= 10 && pending[3] === 1) {
-        const host = [...pending.subarray(4, 8)].join('.');
-        const port = pending.readUInt16BE(8);
-        connects.push({ user, password, host, port });
-        stage = 'piping';
-        const upstream = connect({ host, port }, () => {
-          client.write(Buffer.from([5, 0, 0, 1, 0, 0, 0, 0, 0, 0]));
-          const rest = pending.subarray(10);
-          if (rest.length > 0) upstream.write(rest);
-          client.pipe(upstream);
-          upstream.pipe(client);
-        });
-        sockets.add(upstream);
-        upstream.on('close', () => client.destroy());
-        upstream.on('error', () => client.write(Buffer.from([5, 5, 0, 1, 0, 0, 0, 0, 0, 0]), () => client.destroy()));
-        client.on('close', () => upstream.destroy());
-      }
-    });
-  });
-  const port = await listen(server);
-  return { port, connects, close: () => closeServer(server, sockets) };
+  return { port, sessions, clients, close: () => closeServer(server, sockets) };
 }

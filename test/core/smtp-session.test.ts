@@ -4,7 +4,8 @@ import { ProbeSession, type SessionSettings } from '../../src/core/smtp/session.
 import { HostQueue, type HostQueueSettings, type HostResult } from '../../src/core/smtp/host-queue.js';
 import { DEFAULT_REPLY_LIMITS } from '../../src/core/smtp/reply.js';
 import { createMemorySessionLimiter } from '../../src/core/limiter.js';
-import { defaultScript, startScriptedSmtp, startSocks5Proxy, type Script } from './scripted-smtp.js';
+import { defaultScript, startScriptedSmtp, type Script } from './scripted-smtp.js';
+import { startSocksProxy } from '../../src/mailworld/index.js';
 
 function settings(port: number, more: Partial<SessionSettings> = {}): SessionSettings {
   return {
@@ -198,7 +199,7 @@ describe('probe session protocol corners', () => {
 describe('SOCKS5 proxy (PRESEND_SMTP_PROXY)', () => {
   test('probes go through the proxy with its credentials, to the resolved IP', async (t) => {
     const server = await startScriptedSmtp(defaultScript);
-    const proxy = await startSocks5Proxy();
+    const proxy = await startSocksProxy({ auth: { username: 'probe', password: 's3cret' } });
     t.after(async () => {
       await proxy.close();
       await server.close();
@@ -213,6 +214,24 @@ describe('SOCKS5 proxy (PRESEND_SMTP_PROXY)', () => {
     assert.equal(result.rcpt[0]?.code, 250);
     await opened.session.quit();
     assert.deepEqual(proxy.connects, [{ user: 'probe', password: 's3cret', host: '127.0.0.1', port: server.port }]);
+  });
+
+  test('probes leave from the egress route\'s source address, directly and to the proxy', async (t) => {
+    const server = await startScriptedSmtp(defaultScript);
+    const proxy = await startSocksProxy({});
+    t.after(async () => {
+      await proxy.close();
+      await server.close();
+    });
+    const direct = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(server.port, { localAddress: '127.0.0.7' }));
+    assert.ok(direct.ok);
+    await direct.session.quit();
+    const proxied = await ProbeSession.open('scripted.test', ['127.0.0.1'], settings(server.port, { localAddress: '127.0.0.8', proxy: { host: '127.0.0.1', port: proxy.port } }));
+    assert.ok(proxied.ok);
+    await proxied.session.quit();
+    // The proxy connects onward from its own address; the route's source is where the proxy saw the prober come from.
+    assert.deepEqual(server.clients, ['127.0.0.7', '127.0.0.1']);
+    assert.deepEqual(proxy.clients, ['127.0.0.8']);
   });
 
   test('a proxy that is down is a connection failure, not a crash', async () => {

@@ -67,6 +67,9 @@ for (const [variable, value] of [
   ['PRESEND_WORKER_PARALLEL_CHUNKS', '65'],
   ['PRESEND_WORKER_ID', 'two words'],
   ['PRESEND_MX_SLOT_LEASE_MS', '-1'],
+  ['PRESEND_EGRESS_IP', 'probe.example.com'],
+  ['PRESEND_CANARY_MX', 'mx example.com'],
+  ['PRESEND_DNSBLS', 'zen.spamhaus.org,not a zone'],
 ] as const) {
   test(`${variable}=${value} stops start-up with an error naming ${variable}`, () => {
     assert.throws(
@@ -81,6 +84,14 @@ test('a bad PRESEND_DATABASE_URL is named in the error without its password', ()
     () => loadConfig({ PRESEND_DATABASE_URL: 'mysql://presend:s3cret-pass@db.internal/presend' }),
     (err: unknown) => err instanceof ConfigError && err.message.includes('mysql://presend:[redacted]@db.internal/presend') && !err.message.includes('s3cret-pass'),
   );
+});
+
+test('the prober-health settings: canary, egress address and blocklists (presend doctor)', () => {
+  const defaults = loadConfig({});
+  assert.deepEqual([defaults.canaryMx, defaults.egressIp, defaults.dnsbls], [null, null, ['zen.spamhaus.org', 'b.barracudacentral.org', 'bl.spamcop.net']]);
+  const c = loadConfig({ PRESEND_CANARY_MX: 'mx.example.com', PRESEND_EGRESS_IP: '2001:db8::25', PRESEND_DNSBLS: ' bl.example.org., Zen.Spamhaus.org ' });
+  assert.deepEqual([c.canaryMx, c.egressIp, c.dnsbls], ['mx.example.com', '2001:db8::25', ['bl.example.org', 'zen.spamhaus.org']]);
+  assert.deepEqual(loadConfig({ PRESEND_DNSBLS: 'none' }).dnsbls, []);
 });
 
 test('a command-line flag is validated like the variable it stands for', () => {

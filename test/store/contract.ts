@@ -460,6 +460,28 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 0, debited: 0, held: 0, available: 0 });
     });
 
+    test('recent live results for the prober\'s health: batch items and single checks, sandbox work left out, bounded by time and count', async () => {
+      const later = new Date('2031-06-01T00:00:00.000Z');
+      const after = (ms: number) => new Date(later.getTime() + ms);
+      const a = await account(10);
+      await drainOthers();
+      assert.equal((await store.batches.create(batch(a, ['unknown@ph.test', 'deliverable@ph.test'], { now: later }))).kind, 'created');
+      assert.equal((await store.batches.create(batch(a, ['unknown@ph-sandbox.test'], { billable: false, now: later }))).kind, 'created');
+      await drain('w#ph', after(1000));
+      const claim = { route: 'POST /v1/verify', key: unique('ph'), bodyHash: 'b', expiresAt: after(86_400_000).toISOString() };
+      const started = await store.verifications.start({ accountId: a.id, leaseExpiresAt: after(86_400_000), keyId: a.keyId, email: 'unknown@ph-single.test', billable: true, idempotency: claim, now: after(2000) });
+      assert.equal(started.kind, 'created');
+      if (started.kind !== 'created') return;
+      await store.verifications.complete({ verificationId: started.verification.id, result: await result('unknown@ph-single.test'), now: after(3000) });
+
+      const recent = await store.proberReplies.recent({ since: later, limit: 100 });
+      assert.equal(recent.length, 3, 'two live items and one live check; the sandbox batch is not counted');
+      assert.equal(recent.filter((r) => r.reasons.includes('probe_blocked')).length, 2);
+      assert.ok(recent.every((r) => typeof r.providerFamily === 'string' || r.providerFamily === null));
+      assert.equal((await store.proberReplies.recent({ since: later, limit: 1 })).length, 2, 'the limit bounds items and checks each');
+      assert.equal((await store.proberReplies.recent({ since: after(86_400_000), limit: 100 })).length, 0);
+    });
+
     test('results for one address written together count every check in its history', async () => {
       const a = await account(4);
       await drainOthers();

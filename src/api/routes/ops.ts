@@ -25,8 +25,8 @@ export interface OpsDeps {
   /** How long /readyz waits for the store's read and its write probe (config.readyTimeoutMs). */
   readyTimeoutMs: number;
   now: () => Date;
-  /** What an operator must fix though the node can serve (e.g. live checks off): listed by /readyz. */
-  warnings: readonly string[];
+  /** What an operator must fix though the node can serve (live checks off, the prober's health): listed by /readyz. */
+  warnings: () => readonly string[];
 }
 
 export function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
@@ -47,8 +47,10 @@ export function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
       app.log.warn({ err }, 'readiness: the store cannot write');
       throw new ApiError('service_unavailable', 'The store cannot write.');
     }
-    // Ready, but an operator has something to fix (a node that refuses live checks still serves sandbox keys and the dashboard).
-    return deps.warnings.length > 0 ? { status: 'ready', warnings: deps.warnings } : { status: 'ready' };
+    // Ready, but an operator has something to fix (a node that refuses live checks, or whose prober
+    // is unhealthy, still serves sandbox keys, the dashboard and results: src/service/prober-health/monitor.ts).
+    const warnings = deps.warnings();
+    return warnings.length > 0 ? { status: 'ready', warnings } : { status: 'ready' };
   });
 
   app.get('/metrics', async (_request, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()));

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   check: () => import('./check.js'),
   mcp: () => import('./mcp.js'),
   mailworld: () => import('./mailworld.js'),
+  doctor: () => import('./doctor.js'),
   serve: () => import('./serve.js'),
   worker: () => import('./worker.js'),
   accounts: () => import('./accounts.js'),

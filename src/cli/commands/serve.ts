@@ -8,6 +8,7 @@ import { loadEngines } from '../../service/load-engines.js';
 import type { Engines } from '../../service/engines.js';
 import { createLogger } from '../../logger.js';
 import { openBackend } from '../../store/open-backend.js';
+import { ProberHealthMonitor } from '../../service/prober-health/monitor.js';
 
 interface ServeFlags {
   host?: string;
@@ -37,11 +38,15 @@ export function register(program: Command): void {
       const logger = createLogger(config.logLevel);
       let server: RunningServer;
       let engines: Engines;
+      let proberHealth: ProberHealthMonitor | null = null;
       try {
         const backend = await openBackend(config.databaseUrl, { config, longRunning: true, log: logger });
         // The engine's session limiter and facts cache come from the backend: shared with every worker on PostgreSQL.
         engines = loadEngines(config, backend.engineState);
-        server = await startServer({ config, backend, logger, engines, worker: flags.worker });
+        // The prober's cheap health checks, logged now and listed by /readyz; only when live checks are on.
+        proberHealth = engines.liveChecksOff === undefined ? new ProberHealthMonitor(config, logger.child({ part: 'prober-health' })) : null;
+        proberHealth?.start();
+        server = await startServer({ config, backend, logger, engines, worker: flags.worker, ...(proberHealth ? { proberHealth } : {}) });
       } catch (err) {
         // e.g. the port is taken or the store cannot be opened: say so in one line.
         process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -62,6 +67,7 @@ export function register(program: Command): void {
       }
       const stop = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');
+        proberHealth?.stop();
         void server.close().then(
           () => process.exit(0),
           () => process.exit(1),

@@ -8,6 +8,7 @@ import { BatchRunner, batchRunnerOptions } from '../../service/batch-runner.js';
 import { ListBatchFiller, listBatchFillerOptions } from '../../service/list-batch-fill.js';
 import { loadEngines } from '../../service/load-engines.js';
 import { closeEngines } from '../../service/engines.js';
+import { ProberHealthMonitor } from '../../service/prober-health/monitor.js';
 
 export function register(program: Command): void {
   program
@@ -32,8 +33,12 @@ export function register(program: Command): void {
       const filler = new ListBatchFiller(listBatchFillerOptions(config, backend, logger.child({ part: 'list-fill' })));
       filler.start();
       logger.info({ owner: worker.owner, store: backend.kind }, 'presend worker running');
+      // The prober's cheap health checks in the start-up log (then again when what is wrong changes).
+      const proberHealth = engines.liveChecksOff === undefined ? new ProberHealthMonitor(config, logger.child({ part: 'prober-health' })) : null;
+      proberHealth?.start();
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
+        proberHealth?.stop();
         await Promise.all([worker.stop(), filler.stop()]);
         await closeEngines(engines);
         await backend.close();

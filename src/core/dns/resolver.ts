@@ -8,6 +8,7 @@
 import { Resolver } from 'node:dns/promises';
 import type { MxRecord } from 'node:dns';
 import type { HostPort } from '../../config.js';
+import { reverseName } from './reverse-name.js';
 
 export type DnsFailure = 'nxdomain' | 'nodata' | 'servfail' | 'timeout' | 'error';
 
@@ -66,7 +67,22 @@ function serverAddress({ host, port }: HostPort): string {
   return ipv6 ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/**
+ * What the prober's health checks ask besides (src/service/prober-health): TXT (SPF records,
+ * RFC 7208 §3) and PTR (the egress address's name, RFC 1035 §3.5). Not part of the engine's
+ * port: a verification never needs them.
+ */
+export interface DiagnosticDnsClient extends DnsClient {
+  /** Each record's character-strings joined, as SPF reads them (RFC 7208 §3.3). */
+  txt(name: string): Promise<DnsAnswer<string>>;
+  ptr(address: string): Promise<DnsAnswer<string>>;
+}
+
 export function createDnsClient(options: DnsClientOptions): DnsClient {
+  return createDiagnosticDnsClient(options);
+}
+
+export function createDiagnosticDnsClient(options: DnsClientOptions): DiagnosticDnsClient {
   // Two tries, each with half the budget: one lost UDP packet should not cost a verdict.
   const resolver = new Resolver({ timeout: Math.max(50, Math.floor(options.timeoutMs / 2)), tries: 2 });
   if (options.servers.length > 0) resolver.setServers(options.servers.map(serverAddress));
@@ -76,5 +92,8 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
     a: (name) => answer(() => resolver.resolve4(name), deadline),
     aaaa: (name) => answer(() => resolver.resolve6(name), deadline),
     cname: (name) => answer(() => resolver.resolveCname(name), deadline),
+    txt: (name) => answer(async () => (await resolver.resolveTxt(name)).map((chunks) => chunks.join('')), deadline),
+    // resolvePtr, not reverse(): c-ares answers reverse() from /etc/hosts first, which is not what the Internet sees.
+    ptr: (address) => answer(() => resolver.resolvePtr(reverseName(address)), deadline),
   };
 }

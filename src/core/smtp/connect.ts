@@ -8,7 +8,7 @@ import { SocksClient } from 'socks';
 
 export type ConnectResult =
   | { ok: true; socket: Socket }
-  | { ok: false; failure: 'refused' | 'timeout' | 'proxy' | 'dropped'; detail: string };
+  | { ok: false; failure: 'refused' | 'timeout' | 'proxy' | 'dropped'; detail: string; proxyReply?: number };
 
 export interface ProxySettings {
   host: string;
@@ -29,9 +29,9 @@ export function parseProxyUrl(url: string): ProxySettings {
   };
 }
 
-function direct(ip: string, port: number, timeoutMs: number): Promise<ConnectResult> {
+function direct(ip: string, port: number, timeoutMs: number, localAddress: string | null): Promise<ConnectResult> {
   return new Promise((resolve) => {
-    const socket = tcpConnect({ host: ip, port });
+    const socket = tcpConnect({ host: ip, port, ...(localAddress ? { localAddress } : {}) });
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ ok: false, failure: 'timeout', detail: `no TCP connection to ${ip}:${port} within ${timeoutMs} ms` });
@@ -50,7 +50,7 @@ function direct(ip: string, port: number, timeoutMs: number): Promise<ConnectRes
   });
 }
 
-async function viaProxy(proxy: ProxySettings, ip: string, port: number, timeoutMs: number): Promise<ConnectResult> {
+async function viaProxy(proxy: ProxySettings, ip: string, port: number, timeoutMs: number, localAddress: string | null): Promise<ConnectResult> {
   try {
     const { socket } = await SocksClient.createConnection({
       proxy: { host: proxy.host, port: proxy.port, type: 5, userId: proxy.userId, password: proxy.password },
@@ -59,18 +59,46 @@ async function viaProxy(proxy: ProxySettings, ip: string, port: number, timeoutM
       // SOCKS5h proxy cannot resolve the name to somewhere else.
       destination: { host: ip, port },
       timeout: timeoutMs,
+      // The library puts the proxy's host and port over these; port is here only for the type.
+      ...(localAddress ? { socket_options: { localAddress, host: proxy.host, port: proxy.port } } : {}),
     });
     return { ok: true, socket };
   } catch (error) {
     const message = (error as Error).message;
+    const proxyReply = socksReplyOf(message);
+    // The proxy answered the CONNECT with a refusal of its own (RFC 1928 §6): kept as data, so
+    // `presend doctor` can name a proxy that does not allow port 25 (0x02) apart from a refused host (0x05).
+    if (proxyReply !== null) {
+      const refused = proxyReply === 3 || proxyReply === 4 || proxyReply === 5; // unreachable or refused: as a direct connection would fail
+      return { ok: false, failure: refused ? 'refused' : 'proxy', detail: `proxy: ${message}`, proxyReply };
+    }
     if (/timed out|timeout/i.test(message)) return { ok: false, failure: 'timeout', detail: `proxy: ${message}` };
     if (/refused|unreachable/i.test(message)) return { ok: false, failure: 'refused', detail: `proxy: ${message}` };
     return { ok: false, failure: 'proxy', detail: `proxy: ${message}` };
   }
 }
 
-export async function openTransport(ip: string, port: number, timeoutMs: number, proxy: ProxySettings | null): Promise<ConnectResult> {
-  const result = proxy ? await viaProxy(proxy, ip, port, timeoutMs) : await direct(ip, port, timeoutMs);
+/** The `socks` library's names of RFC 1928 §6 reply codes, which its error messages end with. */
+const SOCKS5_REPLY_NAMES: Record<string, number> = {
+  Failure: 1,
+  NotAllowed: 2,
+  NetworkUnreachable: 3,
+  HostUnreachable: 4,
+  ConnectionRefused: 5,
+  TTLExpired: 6,
+  CommandNotSupported: 7,
+  AddressNotSupported: 8,
+};
+
+/** The SOCKS5 reply code of a "Socks5 proxy rejected connection - NotAllowed" error, or null. */
+export function socksReplyOf(message: string): number | null {
+  const name = /rejected connection - (\w+)/i.exec(message)?.[1];
+  return name !== undefined ? (SOCKS5_REPLY_NAMES[name] ?? null) : null;
+}
+
+/** `localAddress`: the egress route's source address (PRESEND_EGRESS), to the MX host or to the proxy; null: the system's choice. */
+export async function openTransport(ip: string, port: number, timeoutMs: number, proxy: ProxySettings | null, localAddress: string | null = null): Promise<ConnectResult> {
+  const result = proxy ? await viaProxy(proxy, ip, port, timeoutMs, localAddress) : await direct(ip, port, timeoutMs, localAddress);
   if (result.ok) {
     result.socket.setNoDelay(true);
     // An error after connect surfaces as 'close' to the reply reader; without a listener it would crash the process.

@@ -51,6 +51,8 @@ export interface SessionSettings {
   /** Overall lifetime: a trickling server cannot keep a session alive past this. */
   sessionMaxMs: number;
   proxy: ProxySettings | null;
+  /** Local address connections are bound to (the egress route's source); absent: the system's choice. */
+  localAddress?: string | null;
   useStartTls: boolean;
   limits: ReplyLimits;
   /** Milliseconds on the engine's clock (ports.ts Clock); default the system clock. */
@@ -164,7 +166,7 @@ export class ProbeSession {
     for (const ip of addresses) {
       const budget = Math.min(settings.stepTimeoutMs, deadline - now());
       if (budget <= 0) break;
-      const transport = await openTransport(ip, settings.port, budget, settings.proxy);
+      const transport = await openTransport(ip, settings.port, budget, settings.proxy, settings.localAddress ?? null);
       if (!transport.ok) {
         last = { kind: transport.failure, step: 'connect', reply: null, detail: transport.detail };
         continue;

@@ -112,6 +112,9 @@ export const REASON_CODES = [
   'rcpt_rejected_unclassified',
   'aborted',
   'throttled',
+  // Added by the service when an account's decision policy set the decision (docs/policy.md).
+  'policy_rule',
+  'policy_confidence_threshold',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 

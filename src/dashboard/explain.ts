@@ -46,6 +46,8 @@ export const REASON_TEXT: Record<ReasonCode, string> = {
   rcpt_rejected_unclassified: 'The mail server refused the recipient with a reply that does not say why.',
   aborted: 'The check was stopped before it finished (the service was shutting down).',
   throttled: 'The mail server asked to slow down (a rate or connection limit); it said nothing about the mailbox. Try again later.',
+  policy_rule: "This account's decision policy set the recommended action for this verdict (Policy page).",
+  policy_confidence_threshold: "The verdict's confidence is below this account's policy threshold, so no action is recommended (Policy page).",
 };
 
 export const VERDICT_TEXT: Record<PublicVerdict, string> = {

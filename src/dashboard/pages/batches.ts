@@ -106,18 +106,34 @@ const PROGRESS_COUNTERS: Array<[keyof Counters, string]> = [
   ['pending', 'Waiting'],
   ['rechecking', 'Rechecking (greylisted)'],
   ['completed', 'Completed'],
-  ['failed', 'Failed'],
   ['creditsHeld', 'Credits held'],
   ['creditsDebited', 'Credits debited'],
   ['creditsReleased', 'Credits released'],
 ];
 
-function counterTable(caption: string, counters: Counters, rows: Array<[keyof Counters, string]>): string {
+function counterTable(caption: string, counters: Counters, rows: Array<[keyof Counters, string]>, more = ''): string {
   return html`<table>
     <caption>${caption}</caption>
-    <tbody>!${rows.map(([name, label]) => html`<tr><th scope="row">${label}</th><td class="num" data-counter="${name}">${counters[name]}</td></tr>`)}</tbody>
+    <tbody>!${rows.map(([name, label]) => html`<tr><th scope="row">${label}</th><td class="num" data-counter="${name}">${counters[name]}</td></tr>`)}!${more}</tbody>
   </table>`;
 }
+
+/**
+ * The API's `failed` counter counts the entries rejected by the syntax check with the items the
+ * engine failed on (both end without a verdict): told apart here, by their decision (a rejection
+ * is `suppress`, a failure `do_not_decide`), so a finished batch does not show "not an address"
+ * as "Failed".
+ */
+function rejectedCount(verdicts: readonly VerdictCount[]): number {
+  return verdicts.filter((v) => v.verdict === null && v.decision === 'suppress').reduce((s, v) => s + v.count, 0);
+}
+
+function endedWithoutVerdict(c: Counters, rejected: number): string {
+  return html`<tr><th scope="row">Not addresses (rejected, never billed)</th><td class="num">${rejected}</td></tr>
+    <tr><th scope="row">Failed (the engine could not check them)</th><td class="num">${Math.max(0, c.failed - rejected)}</td></tr>`;
+}
+
+const noVerdictText = (v: VerdictCount): string => (v.decision === 'suppress' ? 'Not an address (rejected)' : 'No verdict (failed)');
 
 export const DOWNLOAD_SETS = [
   ['send', 'Only the rows to send'],
@@ -152,7 +168,10 @@ export function batchPage(input: { view: BatchRequestView; verdicts: VerdictCoun
   const done = c.completed + c.failed;
   const final = view.state === 'completed' || view.state === 'failed';
   const byVerdict = new Map<string, number>();
-  for (const v of input.verdicts) byVerdict.set(verdictText(v.verdict), (byVerdict.get(verdictText(v.verdict)) ?? 0) + v.count);
+  for (const v of input.verdicts) {
+    const label = v.verdict === null ? noVerdictText(v) : verdictText(v.verdict);
+    byVerdict.set(label, (byVerdict.get(label) ?? 0) + v.count);
+  }
   const bars = [...byVerdict].sort((a, b) => b[1] - a[1]).map(([label, value]) => ({ label, value }));
   const percent = Math.floor((100 * done) / Math.max(1, c.unique));
   return html`
@@ -176,7 +195,7 @@ export function batchPage(input: { view: BatchRequestView; verdicts: VerdictCoun
       <tbody>!${bars.map((b) => html`<tr><td>${b.label}</td><td class="num">${b.value}</td></tr>`)}</tbody></table>`
   }
   <h2>Progress in numbers</h2>
-  !${counterTable('Counters of this batch', c, PROGRESS_COUNTERS)}
+  !${counterTable('Counters of this batch', c, PROGRESS_COUNTERS, endedWithoutVerdict(c, rejectedCount(input.verdicts)))}
   <h2>Download</h2>
   !${downloads(view, input.joined)}`;
 }

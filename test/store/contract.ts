@@ -542,8 +542,10 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
         now: at(1),
         retentionDays: 30,
       });
+      assert.equal((await store.accountViews.requestSummary(a.id, requestId))?.listRowsWritten, 0, 'nothing of the list read yet');
       const outcomes = await Promise.all([store.listBatches.writeFillChunk(chunk()), store.listBatches.writeFillChunk(chunk())]);
       assert.deepEqual([...outcomes].sort(), ['lost', 'written']);
+      assert.equal((await store.accountViews.requestSummary(a.id, requestId))?.listRowsWritten, 3, 'three rows of four read (the dashboard counts progress by them)');
       const view = await store.batches.get(a.id, requestId);
       assert.equal(view?.counters.unique, 3, 'two pending items and one rejected entry, once');
       assert.equal(view?.counters.pending, 2);
@@ -553,6 +555,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.equal(await store.listBatches.writeFillChunk(chunk()), 'lost');
       assert.equal(await store.listBatches.writeFillChunk({ ...chunk(), items: [{ email: 'four@fill.test', domain: 'fill.test' }], from: 3, next: 4, done: true }), 'written');
       assert.equal((await store.batches.get(a.id, requestId))?.counters.unique, 4);
+      assert.equal((await store.accountViews.requestSummary(a.id, requestId))?.listRowsWritten, null, 'the whole list is read');
     });
 
     test('rejected items are final at creation, unbilled, and a request of only those is completed at once', async () => {

@@ -73,5 +73,10 @@ describeOnEveryBackend('the Policy page', (backend) => {
     await page.getByRole('button', { name: 'Save policy' }).click();
     assert.match(await page.getByRole('alert').innerText(), /Not saved: UNKNOWN cannot be "send"/);
     assert.equal((await h.backend.policies.current(owner.accountId)).version, 1);
+
+    // Signed in, but without the form's token: refused like every other form, nothing written.
+    const forged = await page.request.post(`${h.url}/dashboard/policy`, { form: { version: '1', 'decision.ROLE': 'suppress' }, maxRedirects: 0 });
+    assert.equal(forged.status(), 403);
+    assert.equal((await h.backend.policies.current(owner.accountId)).version, 1);
   });
 });

@@ -77,6 +77,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const verify = new VerifyService({
     verifications: backend.verifications,
+    policies: backend.policies,
     engines,
     metrics,
     limits: {

@@ -114,6 +114,9 @@ export const REASON_CODES = [
   'throttled',
   // Every egress route the provider may be probed by is refused by it for now (PRESEND_EGRESS pool).
   'egress_paused',
+  // Added by the service when an account's decision policy set the decision (docs/policy.md).
+  'policy_rule',
+  'policy_confidence_threshold',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 

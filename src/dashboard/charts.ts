@@ -11,43 +11,50 @@ export interface Bar {
   value: number;
 }
 
-const WIDTH = 640;
-const BAR_AREA = 180;
+/**
+ * No viewBox: the drawing is laid out in CSS pixels and percentages of the page's width, so a
+ * chart takes the whole width it is given and its labels keep the page's text size (a scaled
+ * viewBox shrank them on narrow screens, and capped the chart to a fixed share of wide ones).
+ */
+const COLUMN_AREA = 180;
+const pct = (n: number): string => `${Math.round(n * 100) / 100}%`;
 
 /** Vertical bars with the labels under them (a time series such as credits per day). */
 export function columnChart(title: string, bars: readonly Bar[], options: { labelEvery?: number } = {}): string {
   const max = Math.max(1, ...bars.map((b) => b.value));
-  const step = bars.length > 0 ? WIDTH / bars.length : WIDTH;
+  const step = 100 / Math.max(1, bars.length);
   const every = options.labelEvery ?? 1;
   const total = bars.reduce((s, b) => s + b.value, 0);
-  return html`<svg viewBox="0 0 ${WIDTH} ${BAR_AREA + 40}" role="img" aria-labelledby="chart-${slug(title)}" focusable="false">
+  return html`<svg width="100%" height="${COLUMN_AREA + 30}" role="img" aria-labelledby="chart-${slug(title)}" focusable="false">
     <title id="chart-${slug(title)}">${title}: ${total} in all, at most ${max} in one</title>
-    <line class="chart-axis" x1="0" y1="${BAR_AREA}" x2="${WIDTH}" y2="${BAR_AREA}"></line>
+    <line class="chart-axis" x1="0" y1="${COLUMN_AREA}" x2="100%" y2="${COLUMN_AREA}"></line>
     !${bars.map((b, i) => {
-      const h = Math.round((b.value / max) * (BAR_AREA - 10));
-      const x = Math.round(i * step + step * 0.15);
-      const w = Math.max(1, Math.round(step * 0.7));
-      return html`<rect class="chart-bar" x="${x}" y="${BAR_AREA - h}" width="${w}" height="${h}"><title>${b.label}: ${b.value}</title></rect>!${
-        i % every === 0 ? html`<text class="chart-label" x="${x}" y="${BAR_AREA + 16}">${b.label}</text>` : ''
+      const h = Math.round((b.value / max) * (COLUMN_AREA - 10));
+      const x = pct(i * step + step * 0.15);
+      return html`<rect class="chart-bar" x="${x}" y="${COLUMN_AREA - h}" width="${pct(step * 0.7)}" height="${h}"><title>${b.label}: ${b.value}</title></rect>!${
+        i % every === 0 ? html`<text class="chart-label" x="${x}" y="${COLUMN_AREA + 18}">${b.label}</text>` : ''
       }`;
     })}
   </svg>`;
 }
 
-/** Horizontal bars with their labels and values (a breakdown such as verdicts). */
+/**
+ * Horizontal bars, each under its label with its value after it (a breakdown such as verdicts):
+ * a label above its bar never collides with the bar, however narrow the screen.
+ */
 export function barChart(title: string, bars: readonly Bar[]): string {
   const max = Math.max(1, ...bars.map((b) => b.value));
-  const rowHeight = 26;
-  const labelWidth = 260;
-  const height = Math.max(1, bars.length) * rowHeight + 10;
-  return html`<svg viewBox="0 0 ${WIDTH} ${height}" role="img" aria-labelledby="chart-${slug(title)}" focusable="false">
+  const rowHeight = 44;
+  const height = Math.max(1, bars.length) * rowHeight + 4;
+  return html`<svg width="100%" height="${height}" role="img" aria-labelledby="chart-${slug(title)}" focusable="false">
     <title id="chart-${slug(title)}">${title}: ${bars.map((b) => `${b.label} ${b.value}`).join(', ')}</title>
     !${bars.map((b, i) => {
-      const w = Math.round((b.value / max) * (WIDTH - labelWidth - 60));
-      const y = i * rowHeight + 5;
-      return html`<text class="chart-label" x="0" y="${y + 16}">${b.label}</text>
-        <rect class="chart-bar" x="${labelWidth}" y="${y + 3}" width="${Math.max(1, w)}" height="${rowHeight - 8}"></rect>
-        <text class="chart-label" x="${labelWidth + w + 6}" y="${y + 16}">${b.value}</text>`;
+      // The longest bar takes 88 % of the width, leaving room for its value.
+      const w = (b.value / max) * 88;
+      const y = i * rowHeight;
+      return html`<text class="chart-label" x="0" y="${y + 15}">${b.label}</text>
+        <rect class="chart-bar" x="0" y="${y + 21}" width="${pct(Math.max(0.2, w))}" height="16"></rect>
+        <text class="chart-label" x="${pct(w + 1)}" y="${y + 34}">${b.value}</text>`;
     })}
   </svg>`;
 }

@@ -47,6 +47,8 @@ export const REASON_TEXT: Record<ReasonCode, string> = {
   aborted: 'The check was stopped before it finished (the service was shutting down).',
   egress_paused: 'This provider refuses every address our checks can leave from, for now (a blocklist listing); nothing is known about the mailbox. It is checked again later.',
   throttled: 'The mail server asked to slow down (a rate or connection limit); it said nothing about the mailbox. Try again later.',
+  policy_rule: "This account's decision policy set the recommended action for this verdict (Policy page).",
+  policy_confidence_threshold: "The verdict's confidence is below this account's policy threshold, so no action is recommended (Policy page).",
 };
 
 export const VERDICT_TEXT: Record<PublicVerdict, string> = {

@@ -35,6 +35,7 @@ const SECTIONS: Array<{ href: string; label: string }> = [
   { href: '/dashboard/batches', label: 'Batches' },
   { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/policy', label: 'Policy' },
   { href: '/dashboard/try', label: 'Try an address' },
 ];
 

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClaimedItem } from '../store/store.js';
 import { toStoredResult } from '../store/store.js';
-import type { Backend, BatchesRole, WorkQueueRole } from '../store/backend.js';
+import type { Backend, BatchesRole, PoliciesRole, WorkQueueRole } from '../store/backend.js';
 import type { PresendConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { EngineResult } from '../core/types.js';
@@ -23,10 +23,13 @@ import { engineFor } from './engines.js';
 import type { Engines } from './engines.js';
 import type { Metrics } from './metrics.js';
 import { failedResult, greylistExhausted } from './envelopes.js';
+import { underAccountPolicy } from './policy/apply-policy.js';
 
 export interface BatchRunnerOptions {
   work: WorkQueueRole;
   batches: BatchesRole;
+  /** Each account's decision policy, read as each item is decided (docs/policy.md). */
+  policies: PoliciesRole;
   engines: Engines;
   metrics?: Metrics;
   recheckDelayMs: number;
@@ -267,7 +270,8 @@ export class BatchRunner {
   }
 
   private async finish(item: ClaimedItem, result: ReturnType<typeof toStoredResult>): Promise<void> {
-    const outcome = await this.o.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result, now: this.now(), retentionDays: this.o.retentionDays });
+    const decided = await underAccountPolicy(this.o.policies, item.accountId, result);
+    const outcome = await this.o.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: decided, now: this.now(), retentionDays: this.o.retentionDays });
     if (outcome.recorded) this.o.metrics?.observeVerification(outcome.verdict, outcome.debited);
   }
 }
@@ -278,6 +282,7 @@ export function batchRunnerOptions(config: PresendConfig, backend: Backend, engi
     log,
     work: backend.work,
     batches: backend.batches,
+    policies: backend.policies,
     engines,
     recheckDelayMs: config.recheckDelayMs,
     sandboxRecheckDelayMs: config.sandboxRecheckDelayMs,

@@ -9,7 +9,8 @@
 import { parseAddress } from '../core/syntax/address.js';
 import { invalidAddressMessage } from '../core/syntax/problems.js';
 import type { AuthenticatedKey, StartVerificationOutcome, VerificationRecord } from '../store/store.js';
-import type { VerificationsRole } from '../store/backend.js';
+import type { PoliciesRole, VerificationsRole } from '../store/backend.js';
+import { underAccountPolicy } from './policy/apply-policy.js';
 import { toStoredResult } from '../store/store.js';
 import type { Refusal } from './errors.js';
 import { engineFor, liveChecksRefusal } from './engines.js';
@@ -34,6 +35,8 @@ export type VerifyOutcome =
 
 export interface VerifyServiceOptions {
   verifications: VerificationsRole;
+  /** Each account's decision policy, read as each check is decided (docs/policy.md). */
+  policies: PoliciesRole;
   engines: Engines;
   metrics: Metrics;
   /**
@@ -181,6 +184,7 @@ export class VerifyService {
     const ready = engine.immediate?.(email) ?? null;
     let started: StartVerificationOutcome;
     try {
+      const decided = ready ? await underAccountPolicy(this.options.policies, key.accountId, toStoredResult(ready)) : null;
       started = await this.options.verifications.start({
         accountId: key.accountId,
         keyId: key.keyId,
@@ -189,7 +193,7 @@ export class VerifyService {
         idempotency: idempotencyClaim(VERIFY_ROUTE, key.mode, idempotencyKey, body, now),
         now,
         leaseExpiresAt: new Date(now.getTime() + this.leaseMs),
-        ...(ready ? { result: toStoredResult(ready) } : {}),
+        ...(decided ? { result: decided } : {}),
       });
     } catch (err) {
       // One transaction: nothing was held. A store that cannot write (a full disk) is a 503 the spec lists, not a 500.
@@ -279,7 +283,8 @@ export class VerifyService {
         return this.failed(record, { kind: 'refused', code: 'engine_unavailable' });
       }
       try {
-        const stored = await verifications.complete({ verificationId: record.id, result: toStoredResult(result), now: this.now() });
+        const decided = await underAccountPolicy(this.options.policies, record.accountId, toStoredResult(result));
+        const stored = await verifications.complete({ verificationId: record.id, result: decided, now: this.now() });
         if (stored.state !== 'completed' || !stored.result) {
           this.options.log.warn({ verificationId: record.id, state: stored.state }, 'a verification was ended by another process while this one ran it (its lease lapsed)');
           return { ok: false, refusal: LEASE_LOST };

@@ -61,6 +61,7 @@ import type {
   VerdictCount,
 } from './owner-records.js';
 import type { ClaimedDelivery, DeliveryOutcome, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhook-records.js';
+import type { PolicyRules, PolicyVersion } from './policy-records.js';
 
 /** Accounts, and authentication by API key (docs/design.md §3). Keys are made, listed and revoked by KeyManagementRole. */
 export interface AccountsRole {
@@ -420,6 +421,22 @@ export interface ProberRepliesRole {
   recent(input: { since: Date; limit: number }): Promise<RecentProbeResult[]>;
 }
 
+/**
+ * An account's decision policy (docs/policy.md), versioned: each change is a new version, none is
+ * ever edited. Rules are checked by the service before they come here.
+ */
+export interface PoliciesRole {
+  /** The version in force; version 0 (the default table, no rules) when none was ever set. */
+  current(accountId: string): Promise<PolicyVersion>;
+  /** Newest first; version 0 is not listed. */
+  history(accountId: string, limit: number): Promise<PolicyVersion[]>;
+  /**
+   * Adds the next version. With `expectedVersion`, nothing is written when another change came
+   * first (`stale`, with the version now in force): a form sent from an old page does not undo it.
+   */
+  set(input: { accountId: string; rules: PolicyRules; changedBy: string; expectedVersion?: number; now: Date }): Promise<{ kind: 'set'; policy: PolicyVersion } | { kind: 'stale'; current: number }>;
+}
+
 /** Every role of one database, opened and closed together. */
 export interface Backend {
   /** For logs and /metrics labels only: nothing branches on it. */
@@ -442,6 +459,7 @@ export interface Backend {
   readonly accountViews: AccountViewsRole;
   readonly webhooks: WebhooksRole;
   readonly proberReplies: ProberRepliesRole;
+  readonly policies: PoliciesRole;
   /** Apply pending numbered migrations (idempotent; openBackend does it unless told not to). */
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */

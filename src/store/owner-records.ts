@@ -112,6 +112,8 @@ export interface RequestSummary {
   final: number;
   createdAt: string;
   finalizedAt: string | null;
+  /** A list batch whose list is still being copied into its items: the rows copied so far; null otherwise. */
+  listRowsWritten: number | null;
 }
 
 export interface VerdictCount {

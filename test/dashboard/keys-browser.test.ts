@@ -34,6 +34,9 @@ test('an owner sets the password from the one-time link and signs in', { skip: n
   await setPasswordAndSignIn(page, owner);
   await assertAccessible(page, 'overview page');
   assert.match(await page.getByRole('main').innerText(), /Available credits\s+1,000/);
+  // A new account has used nothing: a sentence says so, not an empty chart.
+  assert.match(await page.getByRole('main').innerText(), /No credits used in the last 30 days\./);
+  assert.equal(await page.getByRole('img', { name: /Credits used per day/ }).count(), 0);
   // The link works once.
   await page.goto(owner.link);
   assert.match(await page.getByRole('alert').innerText(), /used already or has expired/);

@@ -69,6 +69,25 @@ test('with two address columns the owner picks one, and the import runs from the
   assert.deepEqual(entries.slice(0, 2), ['deliverable+0@home.example', 'deliverable+1@home.example']);
 });
 
+test('a list counts its addresses apart from the rows that are not addresses, and its batch shows those as rejected, not failed', { skip: noBrowser }, async () => {
+  const { page } = browser;
+  const path = join(dir, 'mixed.csv');
+  const cells = [...Array.from({ length: 26 }, (_, i) => `deliverable+${i}@mixed.example`), 'not an address', 'n/a', 'two@@mixed.example', 'nobody', ''];
+  writeFileSync(path, ['email', ...cells].join('\n') + '\n');
+  await upload(path);
+  await page.getByText('State: ready').waitFor({ timeout: 30_000 });
+  assert.match(await page.getByRole('main').innerText(), /26 addresses, ready to verify — and 4 rows that are not addresses, kept: they come back rejected, never billed\./);
+  await assertAccessible(page, 'list with rows that are not addresses');
+  await page.getByRole('link', { name: 'Start a batch from this list' }).click();
+  await page.getByRole('button', { name: /Start batch/ }).click();
+  await page.getByRole('link', { name: 'Download all results' }).waitFor({ timeout: 60_000 });
+  const progress = await page.getByRole('table', { name: 'Counters of this batch' }).innerText();
+  assert.match(progress, /Not addresses \(rejected, never billed\)\s+4/);
+  assert.match(progress, /Failed \(the engine could not check them\)\s+0/);
+  assert.match(progress, /Completed\s+26/);
+  await assertAccessible(page, 'finished batch with rejected rows');
+});
+
 test('a file that cannot be read fails with the line to look at', { skip: noBrowser }, async () => {
   const { page } = browser;
   const path = join(dir, 'broken.csv');

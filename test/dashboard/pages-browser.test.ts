@@ -81,7 +81,21 @@ test('a sandbox batch from a list shows its cost before it starts, then its prog
   assert.match(verdicts, /Deliverable\s+60/);
   assert.match(verdicts, /Undeliverable: no such mailbox\s+20/);
   assert.match(verdicts, /Catch-all domain\s+1/);
-  assert.ok(await page.getByRole('img', { name: /Verdicts of this batch/ }).isVisible());
+  const chart = page.getByRole('img', { name: /Verdicts of this batch/ });
+  assert.ok(await chart.isVisible());
+  // The chart takes the width it is given, and its labels keep their size on a narrow screen.
+  const chartWidth = (await chart.boundingBox())?.width ?? 0;
+  const mainWidth = (await page.getByRole('main').boundingBox())?.width ?? 1;
+  assert.ok(chartWidth >= 0.9 * mainWidth, `the chart is ${chartWidth} px wide in a page of ${mainWidth} px`);
+  const labelHeight = () => page.evaluate(`document.querySelector('figure.chart svg text').getBoundingClientRect().height`) as Promise<number>;
+  const wide = await labelHeight();
+  await page.setViewportSize({ width: 360, height: 900 });
+  try {
+    assert.equal(await labelHeight(), wide, 'a label is as tall on a phone as on a desktop');
+    await assertAccessible(page, 'batch page on a narrow screen');
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
   assert.deepEqual(browser.problems, []);
 });
 
@@ -125,6 +139,8 @@ test('trying one address shows its envelope with every reason in words', { skip:
   assert.match(text, /Verdict\s+Catch-all domain CATCH_ALL/);
   assert.match(text, /catch_all_domain: The domain accepts mail for any address/);
   assert.match(text, /sandbox: A sandbox key answered/);
+  // No provider was looked up: the page does not claim the domain has no mail servers.
+  assert.match(text, /Mail provider\s+not looked up \(a sandbox key checks nothing on the network\)/);
   await assertAccessible(page, 'try page with a result');
   await screenshot(page, 'try');
 
@@ -157,6 +173,8 @@ test("another account's owner gets 404 for this account's batch, and signing in 
     await second.page.getByLabel('Password').fill(other.password);
     await second.page.getByRole('button', { name: 'Sign in' }).click();
     assert.match(await second.page.getByRole('alert').innerText(), /Too many failed attempts/, 'even the right password waits out the window');
+    // The way out names the owner who is locked out, not a placeholder address.
+    assert.equal(await second.page.locator('code', { hasText: 'reset-password' }).innerText(), `presend users reset-password --email ${other.email}`);
     await assertAccessible(second.page, 'sign-in page, throttled');
     await screenshot(second.page, 'sign-in');
   } finally {

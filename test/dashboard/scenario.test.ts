@@ -131,7 +131,7 @@ test('a batch on the sandbox key reaches 100 % and its results come back as the 
   await page.getByRole('button', { name: /Start batch/ }).click();
   await page.waitForURL(/\/dashboard\/batches\/[0-9a-f-]{36}$/);
   batchUrl = page.url();
-  await page.getByText(/^100 % — (\d+) of \1 addresses final$/).waitFor({ timeout: 90_000 });
+  await page.getByText(/^100 % — ([\d,]+) of \1 addresses final$/).waitFor({ timeout: 90_000 });
   await page.getByRole('link', { name: 'Download all results' }).waitFor();
   await assertAccessible(page, 'finished batch');
 

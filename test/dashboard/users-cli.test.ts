@@ -15,18 +15,25 @@ test('a new install says how to create the first owner, whose one-time link then
   const env = { PRESEND_DATABASE_URL: `sqlite:${join(dir, 'p.db')}`, PRESEND_LOG_LEVEL: 'info' };
   const serve = startPresend('serve', ['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env);
   try {
-    const hint = await serve.waitFor(/no owner yet[^\n]*\n\s+(npx presend users create [^\n]+)/);
-    assert.match(hint[1] ?? '', /--account acme --email you@example\.com --create-account --credits 1000/);
+    const hint = await serve.waitFor(/no owner yet[^\n]*\n\s+npx --no-install presend (users create [^\n]+)/);
     const url = (await serve.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/))[1] as string;
+    // The server's store and address are not the defaults: the hint names both, so the command
+    // run as printed, from a terminal that has neither variable, adds the owner where it signs in.
+    assert.equal(hint[1], `users create --account acme --email you@example.com --create-account --credits 1000 --base-url ${url} --database ${env.PRESEND_DATABASE_URL}`);
+    const asPrinted = await presend((hint[1] ?? '').split(' '), { PRESEND_DATABASE_URL: '', PRESEND_BASE_URL: '' });
+    assert.equal(asPrinted.code, 0, asPrinted.stderr);
+    const firstLink = /(http:\/\/\S+\/dashboard\/set-password\/\S+)/.exec(asPrinted.stdout)?.[1] ?? '';
+    assert.ok(firstLink.startsWith(`${url}/dashboard/set-password/`), asPrinted.stdout);
+    assert.equal((await fetch(firstLink)).status, 200, 'the owner is in the store this server reads');
     const base = { ...env, PRESEND_BASE_URL: url };
 
-    const missing = await presend(['users', 'create', '--account', 'acme', '--email', 'ann@acme.example'], base);
+    const missing = await presend(['users', 'create', '--account', 'acme-2', '--email', 'ann@acme.example'], base);
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /no account named "acme" \(add --create-account/);
+    assert.match(missing.stderr, /no account named "acme-2" \(add --create-account/);
     const bad = await presend(['users', 'create', '--account', 'acme', '--email', 'not an email'], base);
     assert.equal(bad.code, 2);
 
-    const made = await presend(['users', 'create', '--account', 'acme', '--email', 'Ann@Acme.example', '--create-account', '--credits', '1000', '--json'], base);
+    const made = await presend(['users', 'create', '--account', 'acme-2', '--email', 'Ann@Acme.example', '--create-account', '--credits', '1000', '--json'], base);
     assert.equal(made.code, 0, made.stderr);
     const out = JSON.parse(made.stdout) as { email: string; accountCreated: boolean; link: string };
     assert.equal(out.email, 'ann@acme.example');

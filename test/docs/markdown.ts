@@ -9,7 +9,7 @@ import { REPO_ROOT } from '../client/live-service.js';
 
 export interface ConsoleExample {
   file: string;
-  /** The arguments after `presend` (or `npx presend`). */
+  /** The arguments after `presend` (or `npx --no-install presend`). */
   args: string[];
   /** The lines printed under the command, up to the next `$` line or the end of the block. */
   output: string[];
@@ -32,7 +32,7 @@ export function consoleExamples(file: string): ConsoleExample[] {
   for (const block of codeBlocks(readDoc(file))) {
     let current: ConsoleExample | null = null;
     for (const line of block.split('\n')) {
-      const command = /^\$ (?:npx )?presend (.*)$/.exec(line);
+      const command = /^\$ (?:npx --no-install )?presend (.*)$/.exec(line);
       if (command) {
         current = { file, args: (command[1] ?? '').split(/\s+/).filter(Boolean), output: [] };
         examples.push(current);

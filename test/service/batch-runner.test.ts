@@ -25,6 +25,7 @@ test('a runner whose lease another worker took over stops the item and writes no
   const runner = new BatchRunner({
     work: backend.work,
     batches: backend.batches,
+    policies: backend.policies,
     engines: { live: sandbox, sandbox },
     log: createLogger('warn', logs),
     recheckDelayMs: 1_000,

@@ -564,8 +564,10 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
         now: at(1),
         retentionDays: 30,
       });
+      assert.equal((await store.accountViews.requestSummary(a.id, requestId))?.listRowsWritten, 0, 'nothing of the list read yet');
       const outcomes = await Promise.all([store.listBatches.writeFillChunk(chunk()), store.listBatches.writeFillChunk(chunk())]);
       assert.deepEqual([...outcomes].sort(), ['lost', 'written']);
+      assert.equal((await store.accountViews.requestSummary(a.id, requestId))?.listRowsWritten, 3, 'three rows of four read (the dashboard counts progress by them)');
       const view = await store.batches.get(a.id, requestId);
       assert.equal(view?.counters.unique, 3, 'two pending items and one rejected entry, once');
       assert.equal(view?.counters.pending, 2);
@@ -575,6 +577,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.equal(await store.listBatches.writeFillChunk(chunk()), 'lost');
       assert.equal(await store.listBatches.writeFillChunk({ ...chunk(), items: [{ email: 'four@fill.test', domain: 'fill.test' }], from: 3, next: 4, done: true }), 'written');
       assert.equal((await store.batches.get(a.id, requestId))?.counters.unique, 4);
+      assert.equal((await store.accountViews.requestSummary(a.id, requestId))?.listRowsWritten, null, 'the whole list is read');
     });
 
     test('rejected items are final at creation, unbilled, and a request of only those is completed at once', async () => {
@@ -626,6 +629,30 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.ok(late.requests >= 1, JSON.stringify({ late, view: await store.batches.get(a.id, created.request.id) }));
       assert.equal(await store.batches.get(a.id, created.request.id), null);
       assert.ok((await store.work.depth()) >= 0);
+    });
+
+    test('a decision policy is versioned per account: version 0 is the default, each change the next version, none rewritten', async () => {
+      const a = await account(0);
+      const b = await account(0);
+      assert.deepEqual(await store.policies.current(a.id), { accountId: a.id, version: 0, rules: { decisions: {}, minConfidence: null }, changedBy: null, changedAt: null });
+      assert.deepEqual(await store.policies.history(a.id, 10), []);
+      const first = await store.policies.set({ accountId: a.id, rules: { decisions: { ROLE: 'send' }, minConfidence: 0.75 }, changedBy: 'owner@a.test', now: at(1) });
+      assert.equal(first.kind, 'set');
+      const second = await store.policies.set({ accountId: a.id, rules: { decisions: { CATCH_ALL: 'manual_review' }, minConfidence: null }, changedBy: 'cli:root', expectedVersion: 1, now: at(2) });
+      assert.equal(second.kind, 'set');
+      const current = await store.policies.current(a.id);
+      assert.deepEqual(current, { accountId: a.id, version: 2, rules: { decisions: { CATCH_ALL: 'manual_review' }, minConfidence: null }, changedBy: 'cli:root', changedAt: at(2).toISOString() });
+      const history = await store.policies.history(a.id, 10);
+      assert.deepEqual(history.map((v) => [v.version, v.changedBy, v.changedAt, v.rules]), [
+        [2, 'cli:root', at(2).toISOString(), { decisions: { CATCH_ALL: 'manual_review' }, minConfidence: null }],
+        [1, 'owner@a.test', at(1).toISOString(), { decisions: { ROLE: 'send' }, minConfidence: 0.75 }],
+      ]);
+      assert.deepEqual(await store.policies.set({ accountId: a.id, rules: { decisions: {}, minConfidence: null }, changedBy: 'late form', expectedVersion: 1, now: at(3) }), { kind: 'stale', current: 2 });
+      assert.equal((await store.policies.current(a.id)).version, 2, 'a stale change writes nothing');
+      assert.equal((await store.policies.current(b.id)).version, 0, "another account's policy is its own");
+      // Changes racing on one account are numbered one after the other, none lost.
+      const raced = await Promise.all([0, 1, 2, 3].map((i) => store.policies.set({ accountId: b.id, rules: { decisions: {}, minConfidence: (i + 1) / 10 }, changedBy: `racer ${i}`, now: at(10 + i) })));
+      assert.deepEqual(raced.map((r) => (r.kind === 'set' ? r.policy.version : -1)).sort(), [1, 2, 3, 4]);
     });
   });
 }

@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   migrate: () => import('./migrate.js'),
   purge: () => import('./purge.js'),
   webhooks: () => import('./webhooks.js'),
+  policy: () => import('./policy.js'),
 };
 
 /** `args` are the user's arguments (process.argv without node and the script). */

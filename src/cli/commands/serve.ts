@@ -1,5 +1,6 @@
 /** `presend serve [--host] [--port] [--no-worker]`: the HTTP service, with the embedded worker by default. */
 import type { Command } from 'commander';
+import { firstOwnerHint } from '../output/first-owner-hint.js';
 import { ConfigError, loadCommandConfig } from '../../config.js';
 import type { PresendConfig } from '../../config.js';
 import { startServer } from '../../server.js';
@@ -60,10 +61,7 @@ export function register(program: Command): void {
       }
       // A new install: say how to sign in to the dashboard (the link goes to PRESEND_BASE_URL).
       if (!(await server.backend.users.anyUser().catch(() => true))) {
-        process.stderr.write(
-          `\nDashboard: ${server.url}/dashboard — no owner yet. Create the first one (prints a link to set the password):\n` +
-            `  npx presend users create --account acme --email you@example.com --create-account --credits 1000\n\n`,
-        );
+        process.stderr.write(firstOwnerHint({ databaseUrl: config.databaseUrl, baseUrl: config.baseUrl, serverUrl: server.url }));
       }
       const stop = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');

@@ -80,13 +80,12 @@
     source.addEventListener('progress', function (event) {
       var data = JSON.parse(event.data);
       var c = data.counters;
-      var done = c.completed + c.failed;
-      bar.max = Math.max(1, c.unique);
-      bar.value = done;
-      var waiting = c.rechecking > 0 && c.nextRecheckInSeconds !== undefined
-        ? ' — ' + c.rechecking + ' waiting for a greylisting recheck, the next in ' + c.nextRecheckInSeconds + ' s'
-        : '';
-      say(text, Math.floor((100 * done) / Math.max(1, c.unique)) + ' % — ' + done + ' of ' + c.unique + ' addresses final' + waiting);
+      // The words come with the figures (src/dashboard/batch-progress.ts): one wording, not two.
+      bar.max = data.progress.max;
+      bar.value = data.progress.value;
+      say(text, data.progress.text);
+      var note = document.querySelector('[data-fill-note]');
+      if (note) note.hidden = !data.progress.filling;
       Object.keys(c).forEach(function (name) {
         var cell = document.querySelector('[data-counter="' + name + '"]');
         if (cell) cell.textContent = String(c[name]);

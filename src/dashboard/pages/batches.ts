@@ -3,6 +3,7 @@ import { html } from 'ghtml';
 import { count, csrfField, when } from '../layout.js';
 import type { PageContext } from '../layout.js';
 import { barChart } from '../charts.js';
+import { batchProgress } from '../batch-progress.js';
 import { batchRows } from './overview.js';
 import { uploadForm } from './lists.js';
 import { decisionText, verdictText } from '../explain.js';
@@ -106,18 +107,34 @@ const PROGRESS_COUNTERS: Array<[keyof Counters, string]> = [
   ['pending', 'Waiting'],
   ['rechecking', 'Rechecking (greylisted)'],
   ['completed', 'Completed'],
-  ['failed', 'Failed'],
   ['creditsHeld', 'Credits held'],
   ['creditsDebited', 'Credits debited'],
   ['creditsReleased', 'Credits released'],
 ];
 
-function counterTable(caption: string, counters: Counters, rows: Array<[keyof Counters, string]>): string {
+function counterTable(caption: string, counters: Counters, rows: Array<[keyof Counters, string]>, more = ''): string {
   return html`<table>
     <caption>${caption}</caption>
-    <tbody>!${rows.map(([name, label]) => html`<tr><th scope="row">${label}</th><td class="num" data-counter="${name}">${counters[name]}</td></tr>`)}</tbody>
+    <tbody>!${rows.map(([name, label]) => html`<tr><th scope="row">${label}</th><td class="num" data-counter="${name}">${counters[name]}</td></tr>`)}!${more}</tbody>
   </table>`;
 }
+
+/**
+ * The API's `failed` counter counts the entries rejected by the syntax check with the items the
+ * engine failed on (both end without a verdict): told apart here, by their decision (a rejection
+ * is `suppress`, a failure `do_not_decide`), so a finished batch does not show "not an address"
+ * as "Failed".
+ */
+function rejectedCount(verdicts: readonly VerdictCount[]): number {
+  return verdicts.filter((v) => v.verdict === null && v.decision === 'suppress').reduce((s, v) => s + v.count, 0);
+}
+
+function endedWithoutVerdict(c: Counters, rejected: number): string {
+  return html`<tr><th scope="row">Not addresses (rejected, never billed)</th><td class="num">${rejected}</td></tr>
+    <tr><th scope="row">Failed (the engine could not check them)</th><td class="num">${Math.max(0, c.failed - rejected)}</td></tr>`;
+}
+
+const noVerdictText = (v: VerdictCount): string => (v.decision === 'suppress' ? 'Not an address (rejected)' : 'No verdict (failed)');
 
 export const DOWNLOAD_SETS = [
   ['send', 'Only the rows to send'],
@@ -140,43 +157,40 @@ function downloads(view: BatchRequestView, joined: boolean): string {
   </ul>`;
 }
 
-/** Why progress stands still: greylisted addresses waiting for their recheck, and when the next is due (the same words as dashboard.js). */
-function rechecksWaiting(c: Counters): string {
-  if (c.rechecking === 0 || c.nextRecheckInSeconds === undefined) return '';
-  return ` — ${c.rechecking} waiting for a greylisting recheck, the next in ${c.nextRecheckInSeconds} s`;
-}
-
-export function batchPage(input: { view: BatchRequestView; verdicts: VerdictCount[]; listName: string | null; joined: boolean }): string {
+export function batchPage(input: { view: BatchRequestView; verdicts: VerdictCount[]; listName: string | null; joined: boolean; listRowsWritten: number | null }): string {
   const { view } = input;
   const c = view.counters;
-  const done = c.completed + c.failed;
   const final = view.state === 'completed' || view.state === 'failed';
   const byVerdict = new Map<string, number>();
-  for (const v of input.verdicts) byVerdict.set(verdictText(v.verdict), (byVerdict.get(verdictText(v.verdict)) ?? 0) + v.count);
+  for (const v of input.verdicts) {
+    const label = v.verdict === null ? noVerdictText(v) : verdictText(v.verdict);
+    byVerdict.set(label, (byVerdict.get(label) ?? 0) + v.count);
+  }
   const bars = [...byVerdict].sort((a, b) => b[1] - a[1]).map(([label, value]) => ({ label, value }));
-  const percent = Math.floor((100 * done) / Math.max(1, c.unique));
+  const progress = batchProgress(view.state, c, input.listRowsWritten);
   return html`
   <p>State: <strong data-batch-state>${view.state}</strong> · started !${when(view.createdAt)} · ${view.sandbox ? 'sandbox key' : 'live key'}${
     input.listName ? ` · list ${input.listName}` : ''
   }${view.errorCode ? ` · error ${view.errorCode}` : ''}</p>
   <div!${final ? '' : html` data-batch-events="/dashboard/batches/${view.id}/events"`}>
     <label for="batch-progress">Progress</label>
-    <progress id="batch-progress" max="${Math.max(1, c.unique)}" value="${done}">${percent} %</progress>
-    <p data-progress-text role="status">${percent} % — ${done} of ${c.unique} addresses final${rechecksWaiting(c)}</p>
+    <progress id="batch-progress" max="${progress.max}" value="${progress.value}">${Math.floor((100 * progress.value) / progress.max)} %</progress>
+    <p data-progress-text role="status">${progress.text}</p>
   </div>
   <h2>Decisions</h2>
   !${counterTable('Addresses by decision', c, DECISION_COUNTERS)}
   <h2>Verdicts</h2>
   !${
     bars.length === 0
-      ? html`<p>No verdicts yet.</p>`
-      : html`<figure class="chart">!${barChart('Verdicts of this batch', bars)}<figcaption>Final addresses by verdict.</figcaption></figure>
+      ? html`<p>${final ? 'No verdicts.' : 'The verdicts are charted here as addresses become final; the decisions above count them as they come.'}</p>`
+      : html`<figure class="chart">!${barChart(final ? 'Verdicts of this batch' : 'Verdicts of this batch so far', bars)}<figcaption>Final addresses by verdict${final ? '' : ' when this page was loaded; it is redrawn when the batch ends'}.</figcaption></figure>
     <table><caption class="visually-hidden">Final addresses by verdict</caption>
       <thead><tr><th scope="col">Verdict</th><th scope="col" class="num">Addresses</th></tr></thead>
       <tbody>!${bars.map((b) => html`<tr><td>${b.label}</td><td class="num">${b.value}</td></tr>`)}</tbody></table>`
   }
   <h2>Progress in numbers</h2>
-  !${counterTable('Counters of this batch', c, PROGRESS_COUNTERS)}
+  <p data-fill-note!${progress.filling ? '' : ' hidden'}>The list is still being read into the batch: the unique addresses and duplicates grow until it is.</p>
+  !${counterTable('Counters of this batch', c, PROGRESS_COUNTERS, endedWithoutVerdict(c, rejectedCount(input.verdicts)))}
   <h2>Download</h2>
   !${downloads(view, input.joined)}`;
 }

@@ -38,7 +38,7 @@ export function listsPage(ctx: PageContext, input: { lists: ListOverview[]; maxU
       ? html`<p>No lists yet.</p>`
       : html`<table>
     <caption class="visually-hidden">Lists of this account, newest first</caption>
-    <thead><tr><th scope="col">List</th><th scope="col">Uploaded</th><th scope="col">State</th><th scope="col" class="num">Addresses</th><th scope="col" class="num">Bad rows</th></tr></thead>
+    <thead><tr><th scope="col">List</th><th scope="col">Uploaded</th><th scope="col">State</th><th scope="col" class="num">Rows kept</th><th scope="col" class="num">Bad rows</th></tr></thead>
     <tbody>!${input.lists.map(
       (l) => html`<tr><td><a href="/dashboard/lists/${l.id}">${l.name ?? l.id}</a></td><td>!${when(l.createdAt)}</td><td>${state(l)}</td>
         <td class="num">${count(l.entries)}</td><td class="num">${l.file ? count(l.file.badRows) : ''}</td></tr>`,
@@ -72,7 +72,23 @@ function badRowsTable(file: ListFile, rows: readonly BadRow[]): string {
   </table>`;
 }
 
-export function listPage(ctx: PageContext, input: { list: ListRecord; file: ListFile | null; badRows: BadRow[] }): string {
+/**
+ * What a ready list holds. Its entries include the cells that are not addresses (kept, so a
+ * results file keeps its rows; they come back rejected, never billed): counting them as
+ * addresses said "30 addresses" for 26.
+ */
+function readyCounts(list: ListRecord, counts: ListCounts | null): string {
+  if (!counts || counts.invalid === 0) return `${count(list.entries)} addresses, ready to verify.`;
+  return `${count(counts.entries - counts.invalid)} addresses, ready to verify — and ${count(counts.invalid)} ${counts.invalid === 1 ? 'row that is not an address' : 'rows that are not addresses'}, kept: ${counts.invalid === 1 ? 'it comes' : 'they come'} back rejected, never billed.`;
+}
+
+/** A ready list's entries, and how many of them fail the syntax check. */
+export interface ListCounts {
+  entries: number;
+  invalid: number;
+}
+
+export function listPage(ctx: PageContext, input: { list: ListRecord; file: ListFile | null; badRows: BadRow[]; counts: ListCounts | null }): string {
   const { list, file } = input;
   const waiting = list.state === 'importing' && file?.columnChoices;
   return html`
@@ -80,7 +96,7 @@ export function listPage(ctx: PageContext, input: { list: ListRecord; file: List
   !${
     list.state === 'importing'
       ? html`<div data-list-state="/dashboard/lists/${list.id}/state" data-state="${list.state}" data-choice="${waiting ? 'true' : 'false'}">
-          !${waiting && file ? columnChoice(ctx, list, file) : html`<p role="status">Importing: ${count(list.entries)} addresses so far. This page updates by itself.</p>`}</div>`
+          !${waiting && file ? columnChoice(ctx, list, file) : html`<p role="status">Importing: ${count(list.entries)} rows so far. This page updates by itself.</p>`}</div>`
       : ''
   }
   !${
@@ -90,7 +106,7 @@ export function listPage(ctx: PageContext, input: { list: ListRecord; file: List
   }
   !${
     list.state === 'ready'
-      ? html`<p>${count(list.entries)} addresses, ready to verify. <a class="button" href="/dashboard/batches/new?list=${list.id}">Start a batch from this list</a></p>`
+      ? html`<p>${readyCounts(list, input.counts)} <a class="button" href="/dashboard/batches/new?list=${list.id}">Start a batch from this list</a></p>`
       : ''
   }
   !${file && !waiting ? html`<h2>Bad rows</h2>!${badRowsTable(file, input.badRows)}` : ''}
@@ -99,7 +115,7 @@ export function listPage(ctx: PageContext, input: { list: ListRecord; file: List
 }
 
 export function deleteListPage(ctx: PageContext, list: ListRecord): string {
-  return html`<p>Delete the list <strong>${list.name ?? list.id}</strong> (${count(list.entries)} addresses) and its uploaded file?
+  return html`<p>Delete the list <strong>${list.name ?? list.id}</strong> (${count(list.entries)} rows) and its uploaded file?
   Batches already run from it keep their results, but their downloads then have one row per address instead of your file's rows.</p>
   <form method="post" action="/dashboard/lists/${list.id}/delete" class="inline">
     !${csrfField(ctx)}

@@ -34,23 +34,28 @@ export function batchRows(batches: readonly RequestSummary[]): string {
     </tbody></table>`;
 }
 
-export function overviewPage(input: { balance: CreditBalance; usage: Bar[]; batches: RequestSummary[] }): string {
-  const used = input.usage.reduce((s, b) => s + b.value, 0);
-  return html`
-  <h2>Balance</h2>
-  !${balanceCards(input.balance)}
-  <h2>Credits used, last 30 days</h2>
-  <figure class="chart">
-    !${columnChart('Credits used per day, last 30 days (UTC)', input.usage, { labelEvery: 5 })}
+/** An empty chart says nothing a sentence does not say better: drawn only once credits were used. */
+function usageChart(usage: readonly Bar[], used: number): string {
+  return html`<figure class="chart">
+    !${columnChart('Credits used per day, last 30 days (UTC)', usage, { labelEvery: 5 })}
     <figcaption>${count(used)} credits used in the last 30 days.</figcaption>
   </figure>
   <details>
     <summary>Credits used per day, as a table</summary>
     <table>
       <thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Credits</th></tr></thead>
-      <tbody>!${input.usage.map((b) => html`<tr><td>${b.label}</td><td class="num">${count(b.value)}</td></tr>`)}</tbody>
+      <tbody>!${usage.map((b) => html`<tr><td>${b.label}</td><td class="num">${count(b.value)}</td></tr>`)}</tbody>
     </table>
-  </details>
+  </details>`;
+}
+
+export function overviewPage(input: { balance: CreditBalance; usage: Bar[]; batches: RequestSummary[] }): string {
+  const used = input.usage.reduce((s, b) => s + b.value, 0);
+  return html`
+  <h2>Balance</h2>
+  !${balanceCards(input.balance)}
+  <h2>Credits used, last 30 days</h2>
+  !${used === 0 ? html`<p>No credits used in the last 30 days.</p>` : usageChart(input.usage, used)}
   <h2>Recent batches</h2>
   !${batchRows(input.batches)}
   <p><a href="/dashboard/batches">All batches</a> · <a href="/dashboard/usage">The credits ledger</a></p>`;

@@ -20,8 +20,11 @@ export function signInPage(ctx: PageContext, input: { email: string; next: strin
     </div>
     <div><button type="submit">Sign in</button></div>
   </form>
-  <p class="muted">No password yet, or forgot it? Ask your administrator for a link: <code>presend users reset-password --email you@example.com</code>.</p>`;
+  <p class="muted">No password yet, or forgot it? Ask your administrator for a link: <code>presend users reset-password --email ${resetEmail(input.email)}</code>.</p>`;
 }
+
+/** The address the reset command names: the one typed in (what the administrator needs), else a placeholder. */
+const resetEmail = (typed: string): string => (/^[^\s@]+@[^\s@]+$/.test(typed) && typed.length <= 320 ? typed : 'YOUR_EMAIL');
 
 export function setPasswordPage(ctx: PageContext, input: { token: string; email: string; error: string | null }): string {
   return html`
@@ -44,6 +47,6 @@ export function setPasswordPage(ctx: PageContext, input: { token: string; email:
 
 export function linkUnusablePage(): string {
   return html`<p class="error-message" role="alert">This link has been used already or has expired.</p>
-  <p>Ask your administrator for a new one: <code>presend users reset-password --email you@example.com</code>.</p>
+  <p>Ask your administrator for a new one: <code>presend users reset-password --email YOUR_EMAIL</code>.</p>
   <p><a href="/dashboard/sign-in">Sign in</a></p>`;
 }

@@ -12,6 +12,17 @@ export type TryOutcome =
   | { kind: 'pending'; email: string; checkId: string }
   | { kind: 'refused'; email: string; message: string };
 
+/**
+ * `provider_family` is null both when the domain has no mail servers and when none were looked
+ * up (a sandbox key checks nothing on the network): only the verdict tells which.
+ */
+function mailProvider(e: PresendEnvelope): string {
+  if (e.provider_family !== null) return e.provider_family;
+  if (e.evidence_class === 'sandbox') return 'not looked up (a sandbox key checks nothing on the network)';
+  if (e.verdict === 'UNDELIVERABLE_NO_MAIL_SERVER') return 'none: the domain has no mail servers';
+  return 'not known';
+}
+
 function envelopeView(email: string, e: PresendEnvelope): string {
   return html`<section aria-labelledby="result-title">
     <h2 id="result-title">Result for ${email}</h2>
@@ -20,7 +31,7 @@ function envelopeView(email: string, e: PresendEnvelope): string {
       <dt>Verdict</dt><dd>${verdictText(e.verdict)}!${e.verdict ? html` <code>${e.verdict}</code>` : ''}</dd>
       <dt>Confidence</dt><dd>${e.confidence === null ? 'none (no verdict)' : `${Math.round(e.confidence * 100)} %`}</dd>
       <dt>Status</dt><dd>${e.status} (${e.outcome.replace(/_/g, ' ')})</dd>
-      <dt>Mail provider</dt><dd>${e.provider_family ?? 'no mail servers'}</dd>
+      <dt>Mail provider</dt><dd>${mailProvider(e)}</dd>
       <dt>Evidence</dt><dd>${e.evidence_class ?? 'none'}</dd>
       <dt>Billing</dt><dd>${e.billing.disposition}, ${e.billing.credits} credit${e.billing.credits === 1 ? '' : 's'}</dd>
       !${e.retry ? html`<dt>Retry</dt><dd>after ${e.retry.eligible_at}${e.retry.affinity_required ? ', from the same sender' : ''}</dd>` : ''}

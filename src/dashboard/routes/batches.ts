@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
+import { batchProgress } from '../batch-progress.js';
 import type { FastifyInstance } from 'fastify';
 import { field, isId, notFound, ownerOf, pageContext, PageError, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
@@ -89,7 +90,8 @@ export function batchRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     const file = listId ? await listFiles.getFile(owner.user.accountId, listId) : null;
     const list = listId ? await lists.getList(owner.user.accountId, listId) : null;
     const ctx = await pageContext(deps, request, reply);
-    return sendPage(reply, ctx, `Batch ${id.slice(0, 8)}`, batchPage({ view, verdicts, listName: list?.name ?? null, joined: file !== null }));
+    const listRowsWritten = summary?.listRowsWritten ?? null;
+    return sendPage(reply, ctx, `Batch ${id.slice(0, 8)}`, batchPage({ view, verdicts, listName: list?.name ?? null, joined: file !== null, listRowsWritten }));
   });
 
   app.get('/batches/:id/results', async (request, reply) => {
@@ -142,8 +144,12 @@ export function batchRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     // The browser reconnects after a stream ends, by itself, a second later.
     raw.write('retry: 1000\n\n');
     let view = first;
+    // Rows of a list still being read into the batch (only a list batch can be filling).
+    const filling = async (): Promise<number | null> =>
+      view.mode === 'list' ? ((await accountViews.requestSummary(owner.user.accountId, id).catch(() => null))?.listRowsWritten ?? null) : null;
     while (open) {
-      raw.write(`event: progress\ndata: ${JSON.stringify({ state: view.state, counters: view.counters })}\n\n`);
+      const progress = batchProgress(view.state, view.counters, await filling());
+      raw.write(`event: progress\ndata: ${JSON.stringify({ state: view.state, counters: view.counters, progress })}\n\n`);
       if (view.state === 'completed' || view.state === 'failed' || Date.now() > until) break;
       await new Promise((resolve) => setTimeout(resolve, EVENT_EVERY_MS));
       if (!open) break;

@@ -3,6 +3,7 @@
  * lists, one list with its import state and bad rows, picking the address column, and delete.
  */
 import type { FastifyInstance } from 'fastify';
+import { listBatchCost } from '../../service/batch-cost.js';
 import { field, isId, notFound, ownerOf, pageContext, PageError, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
 import { setFlash } from '../flash.js';
@@ -61,8 +62,11 @@ export function listRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     const list = await ownList(owner.user.accountId, (request.params as { id: string }).id);
     const file = await listFiles.getFile(owner.user.accountId, list.id);
     const badRows = file ? await listFiles.badRows(list.id, BAD_ROWS_SHOWN) : [];
+    // Counted as a batch would count them (the cost page's reading of the list).
+    const cost = list.state === 'ready' ? await listBatchCost(deps.backend.lists, owner.user.accountId, list.id, 'test') : null;
+    const counts = cost ? { entries: cost.entries, invalid: cost.invalid } : null;
     const ctx = await pageContext(deps, request, reply);
-    return sendPage(reply, ctx, `List ${list.name ?? list.id}`, listPage(ctx, { list, file, badRows }));
+    return sendPage(reply, ctx, `List ${list.name ?? list.id}`, listPage(ctx, { list, file, badRows, counts }));
   });
 
   /** For the page's script, while an import runs. */

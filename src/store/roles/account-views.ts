@@ -20,6 +20,7 @@ interface RequestRow {
   final_count: number;
   created_at: string;
   finalized_at: string | null;
+  fill_position: number | null;
 }
 
 const toSummary = (r: RequestRow): RequestSummary => ({
@@ -33,6 +34,8 @@ const toSummary = (r: RequestRow): RequestSummary => ({
   final: Number(r.final_count),
   createdAt: r.created_at,
   finalizedAt: r.finalized_at,
+  // A list's positions are 0 … entries − 1, so the next position to copy is the count copied.
+  listRowsWritten: r.fill_position === null ? null : Number(r.fill_position),
 });
 
 interface LedgerRow {
@@ -44,7 +47,7 @@ interface LedgerRow {
   created_at: string;
 }
 
-const REQUEST_COLUMNS = 'id, mode, list_id, state, sandbox, total, unique_count, final_count, created_at, finalized_at';
+const REQUEST_COLUMNS = 'id, mode, list_id, state, sandbox, total, unique_count, final_count, created_at, finalized_at, fill_position';
 
 export function accountViewsRole(db: Db): AccountViewsRole {
   return {

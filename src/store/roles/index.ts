@@ -28,6 +28,7 @@ import { ownerSessionsRole } from './owner-sessions.js';
 import { usersRole } from './users.js';
 import { webhooksRole } from './webhooks.js';
 import { proberRepliesRole } from './prober-replies.js';
+import { policiesRole } from './policies.js';
 
 export interface DialectOwned {
   kind: Backend['kind'];
@@ -69,6 +70,7 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     accountViews: accountViewsRole(db),
     webhooks: webhooksRole(db),
     proberReplies: proberRepliesRole(db),
+    policies: policiesRole(db),
     migrate: () => db.migrate(),
     async ping() {
       await db.get('SELECT 1');

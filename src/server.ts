@@ -71,6 +71,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const verify = new VerifyService({
     verifications: backend.verifications,
+    feedback: backend.feedback,
     engines,
     metrics,
     limits: {

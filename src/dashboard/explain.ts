@@ -46,6 +46,8 @@ export const REASON_TEXT: Record<ReasonCode, string> = {
   rcpt_rejected_unclassified: 'The mail server refused the recipient with a reply that does not say why.',
   aborted: 'The check was stopped before it finished (the service was shutting down).',
   throttled: 'The mail server asked to slow down (a rate or connection limit); it said nothing about the mailbox. Try again later.',
+  delivered_recently: 'Your own mail to this address was delivered recently (your delivery feedback), which a catch-all probe alone cannot show.',
+  complained: 'The recipient marked your mail as spam before (your complaint feedback): do not mail this address.',
 };
 
 export const VERDICT_TEXT: Record<PublicVerdict, string> = {

@@ -23,10 +23,14 @@ import { engineFor } from './engines.js';
 import type { Engines } from './engines.js';
 import type { Metrics } from './metrics.js';
 import { failedResult, greylistExhausted } from './envelopes.js';
+import type { FeedbackRole } from '../store/backend.js';
+import { readFeedback } from './feedback/check-feedback.js';
 
 export interface BatchRunnerOptions {
   work: WorkQueueRole;
   batches: BatchesRole;
+  /** The accounts' send feedback, read once per chunk (docs/feedback.md); none: results as the engine gives them. */
+  feedback?: FeedbackRole;
   engines: Engines;
   metrics?: Metrics;
   recheckDelayMs: number;
@@ -164,11 +168,17 @@ export class BatchRunner {
     const onStop = () => chunk.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener('abort', onStop, { once: true });
     const renew = setInterval(() => void this.renew(open, chunk), Math.max(50, Math.floor(this.leaseMs / 3)));
+    const feedback = await readFeedback(this.o.feedback, [...open.values()], this.now());
     const answer = (item: ClaimedItem, result: EngineResult) => {
       // A lost item (not in `open` any more) belongs to its new holder: its result is not ours to write.
       if (!open.delete(item.itemId)) return;
-      writes.push(this.store(item, result));
+      writes.push(this.store(item, feedback.apply(item, result)));
     };
+    // Hard bounces in the account's own feedback are answered without a probe.
+    for (const item of [...open.values()]) {
+      const known = feedback.answer(item);
+      if (known) answer(item, known);
+    }
     try {
       for (const sandbox of [true, false]) {
         const group = [...open.values()].filter((i) => i.sandbox === sandbox);
@@ -275,6 +285,7 @@ export function batchRunnerOptions(config: PresendConfig, backend: Backend, engi
     log,
     work: backend.work,
     batches: backend.batches,
+    feedback: backend.feedback,
     engines,
     recheckDelayMs: config.recheckDelayMs,
     sandboxRecheckDelayMs: config.sandboxRecheckDelayMs,

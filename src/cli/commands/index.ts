@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   migrate: () => import('./migrate.js'),
   purge: () => import('./purge.js'),
   webhooks: () => import('./webhooks.js'),
+  feedback: () => import('./feedback.js'),
 };
 
 /** `args` are the user's arguments (process.argv without node and the script). */

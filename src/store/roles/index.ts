@@ -27,6 +27,7 @@ import { loginThrottleRole } from './login-throttle.js';
 import { ownerSessionsRole } from './owner-sessions.js';
 import { usersRole } from './users.js';
 import { webhooksRole } from './webhooks.js';
+import { feedbackRole } from './feedback.js';
 
 export interface DialectOwned {
   kind: Backend['kind'];
@@ -67,6 +68,7 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     listFiles: listFilesRole(db),
     accountViews: accountViewsRole(db),
     webhooks: webhooksRole(db),
+    feedback: feedbackRole(db),
     migrate: () => db.migrate(),
     async ping() {
       await db.get('SELECT 1');

@@ -1,0 +1,34 @@
+/**
+ * The inbound feedback tokens (docs/feedback.md): `/feedback/{source}/{token}` names the account
+ * and the source a provider posts for. A token is `fb_` + 40 random base62 characters (the API
+ * key's alphabet and length, src/service/keys.ts), shown once; the store keeps its SHA-256 and a
+ * short display prefix, and a delivery is matched by hashing the token it carries.
+ */
+import { randomInt } from 'node:crypto';
+import type { FeedbackRole } from '../../store/backend.js';
+import { hashApiKey } from '../keys.js';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const TOKEN_SHAPE = /^fb_[0-9A-Za-z]{40}$/;
+
+/** The sources that post events over HTTP. */
+export const WEBHOOK_SOURCES = ['ses', 'sendgrid', 'postmark', 'mailgun'] as const;
+export type WebhookSource = (typeof WEBHOOK_SOURCES)[number];
+
+export const isWebhookSource = (s: string): s is WebhookSource => (WEBHOOK_SOURCES as readonly string[]).includes(s);
+
+/** Makes the source's token (replacing an earlier one) and returns it: the only time it is seen. */
+export async function createSourceToken(role: FeedbackRole, accountId: string, source: WebhookSource, now: Date): Promise<string> {
+  let secret = '';
+  for (let i = 0; i < 40; i++) secret += BASE62[randomInt(BASE62.length)];
+  const token = `fb_${secret}`;
+  await role.setToken({ accountId, source, tokenHash: hashApiKey(token), tokenPrefix: token.slice(0, 9), now });
+  return token;
+}
+
+/** The account a token posts for, when it is a token of that source. */
+export async function sourceOfToken(role: FeedbackRole, source: string, token: string): Promise<{ accountId: string } | null> {
+  if (!TOKEN_SHAPE.test(token)) return null;
+  const found = await role.sourceByToken(hashApiKey(token));
+  return found && found.source === source ? { accountId: found.accountId } : null;
+}

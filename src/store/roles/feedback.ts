@@ -1,0 +1,257 @@
+/**
+ * Role: feedback (docs/feedback.md). An account's send feedback: each event taken once per
+ * (account, source, event id), folded into the address's summary (address_feedback) by the same
+ * transaction, with the counts of its import and its source. A chunk of events is one transaction,
+ * so a crash leaves whole chunks, and a re-run adds only what was missing.
+ *
+ * Lock order (PostgreSQL): events sorted by address, each address's summary row locked in that
+ * order; then the import row; then the source row.
+ */
+import type { FeedbackRole } from '../backend.js';
+import { list } from '../sql.js';
+import type { Db, Tx } from '../sql.js';
+import { NO_FEEDBACK } from '../../core/feedback-verdict.js';
+import type { AddressFeedback, AddressHistory, PublicVerdict } from '../../core/types.js';
+import { applyEvent } from '../../feedback/events.js';
+import type { FeedbackKind } from '../../feedback/events.js';
+import { feedbackKey } from '../feedback-records.js';
+import type { FeedbackImport, FeedbackLookup, FeedbackSourceStatus } from '../feedback-records.js';
+import { timeOrderedId } from '../time-ordered-id.js';
+
+interface SummaryRow {
+  account_id: string;
+  email: string;
+  last_hard_bounce_at: string | null;
+  last_hard_bounce_code: string | null;
+  last_hard_bounce_source: string | null;
+  soft_bounces: number;
+  last_soft_bounce_at: string | null;
+  last_soft_bounce_source: string | null;
+  last_delivery_at: string | null;
+  last_delivery_source: string | null;
+  complaints: number;
+  last_complaint_at: string | null;
+  last_complaint_source: string | null;
+}
+
+const iso = (v: string | null): string | null => (v === null ? null : new Date(v).toISOString());
+
+function toFeedback(r: SummaryRow): AddressFeedback {
+  return {
+    lastHardBounce: r.last_hard_bounce_at ? { at: iso(r.last_hard_bounce_at) as string, source: r.last_hard_bounce_source ?? '', code: r.last_hard_bounce_code } : null,
+    softBounces: r.soft_bounces > 0 && r.last_soft_bounce_at ? { at: iso(r.last_soft_bounce_at) as string, source: r.last_soft_bounce_source ?? '', count: r.soft_bounces } : null,
+    lastDelivery: r.last_delivery_at ? { at: iso(r.last_delivery_at) as string, source: r.last_delivery_source ?? '' } : null,
+    complaints: r.complaints > 0 && r.last_complaint_at ? { at: iso(r.last_complaint_at) as string, source: r.last_complaint_source ?? '', count: r.complaints } : null,
+  };
+}
+
+const toDate = (at: string | undefined): Date | null => (at === undefined ? null : new Date(at));
+
+async function saveSummary(tx: Tx, accountId: string, email: string, f: AddressFeedback): Promise<void> {
+  await tx.run(
+    `UPDATE address_feedback SET last_hard_bounce_at = ?, last_hard_bounce_code = ?, last_hard_bounce_source = ?,
+       soft_bounces = ?, last_soft_bounce_at = ?, last_soft_bounce_source = ?, last_delivery_at = ?, last_delivery_source = ?,
+       complaints = ?, last_complaint_at = ?, last_complaint_source = ?
+     WHERE account_id = ? AND email = ?`,
+    [
+      toDate(f.lastHardBounce?.at),
+      f.lastHardBounce?.code ?? null,
+      f.lastHardBounce?.source ?? null,
+      f.softBounces?.count ?? 0,
+      toDate(f.softBounces?.at),
+      f.softBounces?.source ?? null,
+      toDate(f.lastDelivery?.at),
+      f.lastDelivery?.source ?? null,
+      f.complaints?.count ?? 0,
+      toDate(f.complaints?.at),
+      f.complaints?.source ?? null,
+      accountId,
+      email,
+    ],
+  );
+}
+
+interface ImportRow {
+  id: string;
+  account_id: string;
+  source: string;
+  name: string;
+  state: FeedbackImport['state'];
+  events: number;
+  duplicates: number;
+  rejected: number;
+  started_at: string;
+  finished_at: string | null;
+}
+
+const toImport = (r: ImportRow): FeedbackImport => ({
+  id: r.id,
+  accountId: r.account_id,
+  source: r.source,
+  name: r.name,
+  state: r.state,
+  events: r.events,
+  duplicates: r.duplicates,
+  rejected: r.rejected,
+  startedAt: iso(r.started_at) as string,
+  finishedAt: iso(r.finished_at),
+});
+
+export function feedbackRole(db: Db): FeedbackRole {
+  return {
+    async lookup(keys) {
+      const out: FeedbackLookup = { feedback: new Map(), windowDays: new Map() };
+      const byAccount = new Map<string, string[]>();
+      for (const k of keys) byAccount.set(k.accountId, [...(byAccount.get(k.accountId) ?? []), k.email]);
+      for (const [accountId, emails] of byAccount) {
+        const rows = await db.all<SummaryRow>(`SELECT * FROM address_feedback WHERE account_id = ? AND email ${db.dialect.inList}`, [accountId, list([...new Set(emails)])]);
+        for (const r of rows) out.feedback.set(feedbackKey(r.account_id, r.email), toFeedback(r));
+      }
+      // The windows only matter (and cost a read) when some address has feedback.
+      if (out.feedback.size === 0) return out;
+      const accounts = await db.all<{ id: string; feedback_window_days: number }>(`SELECT id, feedback_window_days FROM accounts WHERE id ${db.dialect.inList}`, [list([...byAccount.keys()])]);
+      for (const a of accounts) out.windowDays.set(a.id, Number(a.feedback_window_days));
+      return out;
+    },
+
+    record: (input) =>
+      db.write(async (tx) => {
+        let recorded = 0;
+        let duplicates = 0;
+        const events = [...input.events].sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
+        let lastAt: string | null = null;
+        for (const e of events) {
+          const fresh = await tx.run(
+            `INSERT INTO feedback_events (account_id, source, event_id, email, kind, occurred_at, code, import_id, received_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, source, event_id) DO NOTHING`,
+            [input.accountId, input.source, e.eventId, e.email, e.kind, new Date(e.at), e.code, input.importId ?? null, input.now],
+          );
+          if (fresh === 0) {
+            duplicates++;
+            continue;
+          }
+          recorded++;
+          if (lastAt === null || Date.parse(e.at) > Date.parse(lastAt)) lastAt = e.at;
+          await tx.run('INSERT INTO address_feedback (account_id, email) VALUES (?, ?) ON CONFLICT (account_id, email) DO NOTHING', [input.accountId, e.email]);
+          const row = await tx.get<SummaryRow>(`SELECT * FROM address_feedback WHERE account_id = ? AND email = ?${tx.dialect.forUpdate()}`, [input.accountId, e.email]);
+          await saveSummary(tx, input.accountId, e.email, applyEvent(row ? toFeedback(row) : NO_FEEDBACK, e, input.source));
+        }
+        const rejected = input.rejected ?? 0;
+        if (input.importId) {
+          await tx.run('UPDATE feedback_imports SET events = events + ?, duplicates = duplicates + ?, rejected = rejected + ? WHERE id = ?', [recorded, duplicates, rejected, input.importId]);
+        }
+        await tx.run(
+          `INSERT INTO feedback_sources (account_id, source, created_at, events, duplicates, errors, last_event_at, last_error, last_error_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (account_id, source) DO UPDATE SET events = feedback_sources.events + excluded.events,
+             duplicates = feedback_sources.duplicates + excluded.duplicates, errors = feedback_sources.errors + excluded.errors,
+             last_event_at = CASE WHEN feedback_sources.last_event_at IS NULL OR excluded.last_event_at > feedback_sources.last_event_at THEN excluded.last_event_at ELSE feedback_sources.last_event_at END,
+             last_error = COALESCE(excluded.last_error, feedback_sources.last_error), last_error_at = COALESCE(excluded.last_error_at, feedback_sources.last_error_at)`,
+          [input.accountId, input.source, input.now, recorded, duplicates, rejected, lastAt === null ? null : new Date(lastAt), input.lastError ?? null, input.lastError ? input.now : null],
+        );
+        return { recorded, duplicates };
+      }),
+
+    async startImport(input) {
+      const id = timeOrderedId(input.now.getTime());
+      await db.run("INSERT INTO feedback_imports (id, account_id, source, name, state, started_at) VALUES (?, ?, ?, ?, 'running', ?)", [id, input.accountId, input.source, input.name, input.now]);
+      return id;
+    },
+
+    async finishImport(id, state, now) {
+      const row = await db.get<ImportRow>("UPDATE feedback_imports SET state = ?, finished_at = ? WHERE id = ? RETURNING *", [state, now, id]);
+      if (!row) throw new Error(`feedback import ${id} does not exist`);
+      return toImport(row);
+    },
+
+    async imports(accountId, limit) {
+      return (await db.all<ImportRow>('SELECT * FROM feedback_imports WHERE account_id = ? ORDER BY started_at DESC LIMIT ?', [accountId, limit])).map(toImport);
+    },
+
+    async address(accountId, email) {
+      const summary = await db.get<SummaryRow>('SELECT * FROM address_feedback WHERE account_id = ? AND email = ?', [accountId, email]);
+      const checks = await db.get<{ checks: number; first_checked_at: string; last_checked_at: string; last_verdict: string | null }>(
+        'SELECT checks, first_checked_at, last_checked_at, last_verdict FROM address_history WHERE account_id = ? AND email = ?',
+        [accountId, email],
+      );
+      const events = await db.all<{ source: string; kind: FeedbackKind; occurred_at: string; code: string | null; received_at: string }>(
+        'SELECT source, kind, occurred_at, code, received_at FROM feedback_events WHERE account_id = ? AND email = ? ORDER BY occurred_at DESC LIMIT 50',
+        [accountId, email],
+      );
+      const history: AddressHistory | null =
+        !summary && !checks
+          ? null
+          : {
+              checks: Number(checks?.checks ?? 0),
+              firstCheckedAt: iso(checks?.first_checked_at ?? null),
+              lastCheckedAt: iso(checks?.last_checked_at ?? null),
+              lastVerdict: (checks?.last_verdict ?? null) as PublicVerdict | null,
+              ...(summary ? toFeedback(summary) : NO_FEEDBACK),
+            };
+      return { history, events: events.map((e) => ({ source: e.source, kind: e.kind, at: iso(e.occurred_at) as string, code: e.code, receivedAt: iso(e.received_at) as string })) };
+    },
+
+    // One transaction: the address's checks, feedback summary and events are gone together.
+    forget: (accountId, email) =>
+      db.write(async (tx) => {
+        let removed = 0;
+        removed += await tx.run('DELETE FROM feedback_events WHERE account_id = ? AND email = ?', [accountId, email]);
+        removed += await tx.run('DELETE FROM address_feedback WHERE account_id = ? AND email = ?', [accountId, email]);
+        removed += await tx.run('DELETE FROM address_history WHERE account_id = ? AND email = ?', [accountId, email]);
+        return removed > 0;
+      }),
+
+    async setWindow(accountId, days) {
+      return (await db.run('UPDATE accounts SET feedback_window_days = ? WHERE id = ?', [days, accountId])) > 0;
+    },
+
+    async sources(accountId) {
+      const rows = await db.all<{
+        source: string;
+        token_prefix: string | null;
+        token_hash: string | null;
+        events: number;
+        duplicates: number;
+        errors: number;
+        last_event_at: string | null;
+        last_error: string | null;
+        last_error_at: string | null;
+      }>('SELECT * FROM feedback_sources WHERE account_id = ? ORDER BY source', [accountId]);
+      return rows.map(
+        (r): FeedbackSourceStatus => ({
+          source: r.source,
+          hasToken: r.token_hash !== null,
+          tokenPrefix: r.token_prefix,
+          events: Number(r.events),
+          duplicates: Number(r.duplicates),
+          errors: Number(r.errors),
+          lastEventAt: iso(r.last_event_at),
+          lastError: r.last_error,
+          lastErrorAt: iso(r.last_error_at),
+        }),
+      );
+    },
+
+    async setToken(input) {
+      await db.run(
+        `INSERT INTO feedback_sources (account_id, source, token_hash, token_prefix, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (account_id, source) DO UPDATE SET token_hash = excluded.token_hash, token_prefix = excluded.token_prefix`,
+        [input.accountId, input.source, input.tokenHash, input.tokenPrefix, input.now],
+      );
+    },
+
+    async sourceByToken(tokenHash) {
+      const row = await db.get<{ account_id: string; source: string }>('SELECT account_id, source FROM feedback_sources WHERE token_hash = ?', [tokenHash]);
+      return row ? { accountId: row.account_id, source: row.source } : null;
+    },
+
+    async noteError(input) {
+      await db.run(
+        `INSERT INTO feedback_sources (account_id, source, created_at, errors, last_error, last_error_at) VALUES (?, ?, ?, 1, ?, ?)
+         ON CONFLICT (account_id, source) DO UPDATE SET errors = feedback_sources.errors + 1, last_error = excluded.last_error, last_error_at = excluded.last_error_at`,
+        [input.accountId, input.source, input.now, input.message, input.now],
+      );
+    },
+  };
+}
+

@@ -24,6 +24,10 @@ import { OwnerAuth } from './service/owner-sign-in.js';
 import { KeyUsageRecorder } from './service/key-usage.js';
 import { ListUploads } from './service/list-uploads.js';
 import { WebhookSender } from './service/webhooks/webhook-sender.js';
+import { feedbackRoutes } from './api/feedback-routes.js';
+import { visitSubscribeUrl } from './service/feedback/inbound-feedback.js';
+import { fetchSnsCertificate } from './feedback/providers/sns.js';
+import type { CertificateFetch } from './feedback/providers/sns.js';
 
 export interface ServerOptions {
   config: PresendConfig;
@@ -44,6 +48,10 @@ export interface ServerOptions {
   /** How long a client may take to send a whole request (default 60 s). */
   requestTimeoutMs?: number;
   now?: () => Date;
+  /** SNS signing certificates for `/feedback/ses/…` (default: fetched over https from AWS; tests serve a local one). */
+  fetchSnsCertificate?: CertificateFetch;
+  /** Visits an SNS SubscribeURL (default: a GET; tests record it). */
+  confirmSnsSubscription?: (url: string) => Promise<void>;
 }
 
 export interface RunningServer {
@@ -132,6 +140,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     now,
     maxUploadBytes: config.dashboardMaxUploadBytes,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
+  });
+
+  // Providers' feedback events (docs/feedback.md): not under /v1, authenticated by token and signature.
+  await app.register(feedbackRoutes, {
+    feedback: backend.feedback,
+    fetchCertificate: options.fetchSnsCertificate ?? fetchSnsCertificate,
+    confirmSubscription: options.confirmSnsSubscription ?? visitSubscribeUrl,
+    now,
+    log: logger.child({ part: 'feedback' }),
   });
 
   let worker: BatchRunner | null = null;

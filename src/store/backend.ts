@@ -426,7 +426,10 @@ export interface FeedbackRole {
   sources(accountId: string): Promise<FeedbackSourceStatus[]>;
   /** The webhook token of (account, source): only its SHA-256 and a display prefix are kept; a new one replaces the old. */
   setToken(input: { accountId: string; source: string; tokenHash: string; tokenPrefix: string; now: Date }): Promise<void>;
-  sourceByToken(tokenHash: string): Promise<{ accountId: string; source: string } | null>;
+  /** The account and source of a token, with the key its deliveries are verified with (null: none set). */
+  sourceByToken(tokenHash: string): Promise<{ accountId: string; source: string; verifyKey: string | null } | null>;
+  /** What checks the provider's signature (SendGrid's public key, Mailgun's signing key, Postmark's user:password). */
+  setVerifyKey(input: { accountId: string; source: string; verifyKey: string; now: Date }): Promise<void>;
   /** A delivery the source sent that was refused (bad signature, unreadable body), for the dashboard. */
   noteError(input: { accountId: string; source: string; message: string; now: Date }): Promise<void>;
 }

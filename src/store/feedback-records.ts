@@ -50,6 +50,8 @@ export interface FeedbackImport {
 export interface FeedbackSourceStatus {
   source: string;
   hasToken: boolean;
+  /** Whether the key that checks the provider's signature is set (never the key itself). */
+  hasVerifyKey: boolean;
   tokenPrefix: string | null;
   events: number;
   duplicates: number;

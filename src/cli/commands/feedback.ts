@@ -9,7 +9,7 @@ import { parseAddress } from '../../core/syntax/address.js';
 import { account, refused } from '../../service/admin.js';
 import { formatOf, importFeedback, piecesOf } from '../../service/feedback/feedback-import.js';
 import type { FeedbackFileFormat } from '../../service/feedback/feedback-import.js';
-import { createSourceToken, isWebhookSource, WEBHOOK_SOURCES } from '../../service/feedback/source-tokens.js';
+import { createSourceToken, isWebhookSource, verifyKeyProblem, WEBHOOK_SOURCES } from '../../service/feedback/source-tokens.js';
 import { parseWholeNumber, runAdmin } from '../output/admin-command.js';
 import type { AdminOutput } from '../output/admin-command.js';
 import type { Backend } from '../../store/backend.js';
@@ -135,6 +135,23 @@ Running an import again records only the events it did not record before.`,
         const token = await createSourceToken(backend.feedback, a.value.id, source, new Date());
         const path = `/feedback/${source}/${token}`;
         return { text: `${path}\n(shown once: post the provider's events to your server's base URL + this path)`, json: { source, token, path } };
+      }),
+    );
+  feedback
+    .command('key <source> <key>')
+    .description("Set what verifies a source's deliveries: SendGrid's verification key, Mailgun's webhook signing key, Postmark's user:password, or the SNS topic ARN of SES.")
+    .requiredOption(...ACCOUNT)
+    .option(...DB)
+    .option('--json', 'print JSON')
+    .action(async (source: string, key: string, flags: Flags) =>
+      runAdmin(flags, async (backend) => {
+        if (!isWebhookSource(source)) return refused('invalid_argument', `the source is one of ${WEBHOOK_SOURCES.join(', ')}`);
+        const problem = verifyKeyProblem(source, key);
+        if (problem) return refused('invalid_argument', problem);
+        const a = await account(backend, flags.account);
+        if (a.kind === 'refused') return a;
+        await backend.feedback.setVerifyKey({ accountId: a.value.id, source, verifyKey: key.trim(), now: new Date() });
+        return { text: `the ${source} deliveries of ${flags.account} are verified with the key given`, json: { source, set: true } };
       }),
     );
 }

@@ -4,7 +4,7 @@
  * key's alphabet and length, src/service/keys.ts), shown once; the store keeps its SHA-256 and a
  * short display prefix, and a delivery is matched by hashing the token it carries.
  */
-import { randomInt } from 'node:crypto';
+import { createPublicKey, randomInt } from 'node:crypto';
 import type { FeedbackRole } from '../../store/backend.js';
 import { hashApiKey } from '../keys.js';
 
@@ -27,8 +27,35 @@ export async function createSourceToken(role: FeedbackRole, accountId: string, s
 }
 
 /** The account a token posts for, when it is a token of that source. */
-export async function sourceOfToken(role: FeedbackRole, source: string, token: string): Promise<{ accountId: string } | null> {
+export async function sourceOfToken(role: FeedbackRole, source: string, token: string): Promise<{ accountId: string; verifyKey: string | null } | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
   const found = await role.sourceByToken(hashApiKey(token));
-  return found && found.source === source ? { accountId: found.accountId } : null;
+  return found && found.source === source ? { accountId: found.accountId, verifyKey: found.verifyKey } : null;
+}
+
+/**
+ * What verifies a source's deliveries (docs/feedback.md): SendGrid's verification key (base64 DER
+ * or PEM public key), Mailgun's HTTP webhook signing key, Postmark's `user:password`, or the SNS
+ * TopicArn SES publishes to (a pin: SNS messages are verified by their own certificate). Null when
+ * it is acceptable, else why not.
+ */
+export function verifyKeyProblem(source: WebhookSource, key: string): string | null {
+  const k = key.trim();
+  if (k === '' || k.length > 4096) return 'the key is empty or too long';
+  switch (source) {
+    case 'sendgrid':
+      try {
+        if (k.includes('BEGIN PUBLIC KEY')) createPublicKey(k);
+        else createPublicKey({ key: Buffer.from(k, 'base64'), format: 'der', type: 'spki' });
+        return null;
+      } catch {
+        return "not a public key: paste the Signed Event Webhook's verification key as SendGrid shows it";
+      }
+    case 'mailgun':
+      return null;
+    case 'postmark':
+      return k.includes(':') ? null : 'give the basic-auth credentials as user:password';
+    case 'ses':
+      return /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/.test(k) ? null : 'give the SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:TOPIC)';
+  }
 }

@@ -210,6 +210,7 @@ export function feedbackRole(db: Db): FeedbackRole {
         source: string;
         token_prefix: string | null;
         token_hash: string | null;
+        verify_key: string | null;
         events: number;
         duplicates: number;
         errors: number;
@@ -221,6 +222,7 @@ export function feedbackRole(db: Db): FeedbackRole {
         (r): FeedbackSourceStatus => ({
           source: r.source,
           hasToken: r.token_hash !== null,
+          hasVerifyKey: r.verify_key !== null,
           tokenPrefix: r.token_prefix,
           events: Number(r.events),
           duplicates: Number(r.duplicates),
@@ -241,8 +243,16 @@ export function feedbackRole(db: Db): FeedbackRole {
     },
 
     async sourceByToken(tokenHash) {
-      const row = await db.get<{ account_id: string; source: string }>('SELECT account_id, source FROM feedback_sources WHERE token_hash = ?', [tokenHash]);
-      return row ? { accountId: row.account_id, source: row.source } : null;
+      const row = await db.get<{ account_id: string; source: string; verify_key: string | null }>('SELECT account_id, source, verify_key FROM feedback_sources WHERE token_hash = ?', [tokenHash]);
+      return row ? { accountId: row.account_id, source: row.source, verifyKey: row.verify_key } : null;
+    },
+
+    async setVerifyKey(input) {
+      await db.run(
+        `INSERT INTO feedback_sources (account_id, source, verify_key, created_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (account_id, source) DO UPDATE SET verify_key = excluded.verify_key`,
+        [input.accountId, input.source, input.verifyKey, input.now],
+      );
     },
 
     async noteError(input) {

@@ -51,11 +51,14 @@ CREATE TABLE feedback_imports (
 );
 
 -- An account's inbound sources: the webhook token is kept as its SHA-256 only (shown once).
+-- verify_key: what checks the provider's signature (SendGrid's public key, Mailgun's signing key,
+-- Postmark's basic-auth user:password), kept readable because every delivery is checked with it.
 CREATE TABLE feedback_sources (
   account_id TEXT NOT NULL REFERENCES accounts(id),
   source TEXT NOT NULL,
   token_hash TEXT UNIQUE,
   token_prefix TEXT,
+  verify_key TEXT,
   created_at TIMESTAMPTZ NOT NULL,
   events INTEGER NOT NULL DEFAULT 0,
   duplicates INTEGER NOT NULL DEFAULT 0,

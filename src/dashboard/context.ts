@@ -23,7 +23,7 @@ declare module 'fastify' {
 export interface DashboardDeps {
   backend: Pick<
     Backend,
-    'accounts' | 'ledger' | 'lists' | 'batches' | 'users' | 'ownerSessions' | 'loginThrottle' | 'keyManagement' | 'listFiles' | 'accountViews' | 'webhooks'
+    'accounts' | 'ledger' | 'lists' | 'batches' | 'users' | 'ownerSessions' | 'loginThrottle' | 'keyManagement' | 'listFiles' | 'accountViews' | 'webhooks' | 'feedback'
   >;
   auth: OwnerAuth;
   verify: VerifyService;

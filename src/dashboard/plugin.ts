@@ -26,6 +26,7 @@ import { usageRoutes } from './routes/usage.js';
 import { tryRoutes } from './routes/try.js';
 import { listRoutes } from './routes/lists.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { feedbackRoutes } from './routes/feedback.js';
 import { StoreFailure } from '../store/store-failure.js';
 
 export type DashboardOptions = DashboardDeps;
@@ -113,5 +114,6 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     usageRoutes(owned, deps);
     tryRoutes(owned, deps);
     webhookRoutes(owned, deps);
+    feedbackRoutes(owned, deps);
   });
 }

@@ -423,6 +423,8 @@ export interface FeedbackRole {
   forget(accountId: string, email: string): Promise<boolean>;
   /** False for an unknown account. */
   setWindow(accountId: string, days: number): Promise<boolean>;
+  /** Days a hard bounce or a delivery counts for the account's checks. */
+  windowDays(accountId: string): Promise<number>;
   sources(accountId: string): Promise<FeedbackSourceStatus[]>;
   /** The webhook token of (account, source): only its SHA-256 and a display prefix are kept; a new one replaces the old. */
   setToken(input: { accountId: string; source: string; tokenHash: string; tokenPrefix: string; now: Date }): Promise<void>;

@@ -10,7 +10,7 @@
 import type { FeedbackRole } from '../backend.js';
 import { list } from '../sql.js';
 import type { Db, Tx } from '../sql.js';
-import { NO_FEEDBACK } from '../../core/feedback-verdict.js';
+import { DEFAULT_FEEDBACK_WINDOW_DAYS, NO_FEEDBACK } from '../../core/feedback-verdict.js';
 import type { AddressFeedback, AddressHistory, PublicVerdict } from '../../core/types.js';
 import { applyEvent } from '../../feedback/events.js';
 import type { FeedbackKind } from '../../feedback/events.js';
@@ -203,6 +203,11 @@ export function feedbackRole(db: Db): FeedbackRole {
 
     async setWindow(accountId, days) {
       return (await db.run('UPDATE accounts SET feedback_window_days = ? WHERE id = ?', [days, accountId])) > 0;
+    },
+
+    async windowDays(accountId) {
+      const row = await db.get<{ feedback_window_days: number }>('SELECT feedback_window_days FROM accounts WHERE id = ?', [accountId]);
+      return Number(row?.feedback_window_days ?? DEFAULT_FEEDBACK_WINDOW_DAYS);
     },
 
     async sources(accountId) {

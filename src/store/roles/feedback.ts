@@ -4,8 +4,8 @@
  * transaction, with the counts of its import and its source. A chunk of events is one transaction,
  * so a crash leaves whole chunks, and a re-run adds only what was missing.
  *
- * Lock order (PostgreSQL): events sorted by address, each address's summary row locked in that
- * order; then the import row; then the source row.
+ * Lock order (PostgreSQL): events sorted by address and event id, each address's summary row
+ * locked in that order; then the import row; then the source row.
  */
 import type { FeedbackRole } from '../backend.js';
 import { list } from '../sql.js';
@@ -118,7 +118,9 @@ export function feedbackRole(db: Db): FeedbackRole {
       db.write(async (tx) => {
         let recorded = 0;
         let duplicates = 0;
-        const events = [...input.events].sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
+        // One order for every writer (address, then event id), so two nodes taking the same events lock alike.
+        const order = (e: { email: string; eventId: string }) => `${e.email}\n${e.eventId}`;
+        const events = [...input.events].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
         let lastAt: string | null = null;
         for (const e of events) {
           const fresh = await tx.run(

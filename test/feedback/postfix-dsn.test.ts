@@ -22,6 +22,8 @@ import { readFeedback } from '../../src/service/feedback/check-feedback.js';
 
 const run = promisify(execFile);
 const unavailable = postfixUnavailable();
+// CI (.ci/run) installs Postfix and sets PRESEND_REQUIRE_REAL_MTA: there a missing Postfix is a failure, not a skip.
+if (unavailable && process.env.PRESEND_REQUIRE_REAL_MTA === '1') throw new Error(`the real-MTA tests must run here, but ${unavailable}`);
 
 const MASTER_CF = [
   'pickup    unix  n - n 60 1 pickup',

@@ -7,7 +7,7 @@
  * The API engines are the sandbox in both slots (test/api/engines.ts): `crash@` makes the engine
  * throw, so a check of it that succeeds ran no probe.
  */
-import { test, before, after } from 'node:test';
+import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeOnEveryBackend } from '../api/backends.js';
 import { newIdem, startHarness, waitFinal, allResultItems } from '../api/harness.js';
@@ -141,5 +141,30 @@ describeOnEveryBackend('feedback shapes the checks of its account', (backend) =>
     const [source] = await h.backend.feedback.sources(a.accountId);
     assert.equal(source?.events, 2);
     assert.equal(source?.duplicates, 1);
+  });
+});
+
+describe("the bounce window's edges, on the server's injected clock", () => {
+  let h: Harness;
+  let frozen: Date | null = null;
+  before(async () => {
+    h = await startHarness({ server: { now: () => frozen ?? new Date() } });
+  });
+  after(async () => h.close());
+
+  test('a bounce answers until exactly 180 days after it, and is probed from a millisecond later', async () => {
+    const a = await h.newAccount(5);
+    const bouncedAt = new Date(Date.now() - 1000);
+    await h.backend.feedback.record({ accountId: a.accountId, source: 'csv', events: [event('deliverable.edge@example.com', 'hard_bounce', bouncedAt.toISOString())], now: new Date() });
+    const verdictAt = async (ms: number) => {
+      frozen = new Date(bouncedAt.getTime() + ms);
+      try {
+        return (await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'deliverable.edge@example.com' } })).body.presend.verdict;
+      } finally {
+        frozen = null;
+      }
+    };
+    assert.equal(await verdictAt(180 * DAY), 'UNDELIVERABLE_BOUNCED', 'the edge is inclusive');
+    assert.equal(await verdictAt(180 * DAY + 1), 'DELIVERABLE');
   });
 });

@@ -13,7 +13,7 @@ import type { Db, Tx } from '../sql.js';
 import { DEFAULT_FEEDBACK_WINDOW_DAYS, NO_FEEDBACK } from '../../core/feedback-verdict.js';
 import type { AddressFeedback, AddressHistory, PublicVerdict } from '../../core/types.js';
 import { applyEvent } from '../../feedback/events.js';
-import type { FeedbackKind } from '../../feedback/events.js';
+import type { FeedbackEvent, FeedbackKind } from '../../feedback/events.js';
 import { feedbackKey } from '../feedback-records.js';
 import type { FeedbackImport, FeedbackLookup, FeedbackSourceStatus } from '../feedback-records.js';
 import { timeOrderedId } from '../time-ordered-id.js';
@@ -46,6 +46,14 @@ function toFeedback(r: SummaryRow): AddressFeedback {
 }
 
 const toDate = (at: string | undefined): Date | null => (at === undefined ? null : new Date(at));
+
+/** Rows per multi-row statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const SLICE = 500;
+function slices<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += SLICE) out.push(items.slice(i, i + SLICE));
+  return out;
+}
 
 async function saveSummary(tx: Tx, accountId: string, email: string, f: AddressFeedback): Promise<void> {
   await tx.run(
@@ -103,40 +111,55 @@ export function feedbackRole(db: Db): FeedbackRole {
       const out: FeedbackLookup = { feedback: new Map(), windowDays: new Map() };
       const byAccount = new Map<string, string[]>();
       for (const k of keys) byAccount.set(k.accountId, [...(byAccount.get(k.accountId) ?? []), k.email]);
+      // The account's window comes with its rows (a join), so a check costs one read with or without feedback.
+      const SELECT = 'SELECT f.*, a.feedback_window_days FROM address_feedback f JOIN accounts a ON a.id = f.account_id WHERE f.account_id = ? AND f.email';
       for (const [accountId, emails] of byAccount) {
-        const rows = await db.all<SummaryRow>(`SELECT * FROM address_feedback WHERE account_id = ? AND email ${db.dialect.inList}`, [accountId, list([...new Set(emails)])]);
-        for (const r of rows) out.feedback.set(feedbackKey(r.account_id, r.email), toFeedback(r));
+        // A single check (the API's hot path) is a plain point read: no list parameter to build or unpack.
+        const only = emails.length === 1 ? emails[0] : undefined;
+        const rows =
+          only !== undefined
+            ? await db.all<SummaryRow & { feedback_window_days: number }>(`${SELECT} = ?`, [accountId, only])
+            : await db.all<SummaryRow & { feedback_window_days: number }>(`${SELECT} ${db.dialect.inList}`, [accountId, list([...new Set(emails)])]);
+        for (const r of rows) {
+          out.feedback.set(feedbackKey(r.account_id, r.email), toFeedback(r));
+          out.windowDays.set(r.account_id, Number(r.feedback_window_days));
+        }
       }
-      // The windows only matter (and cost a read) when some address has feedback.
-      if (out.feedback.size === 0) return out;
-      const accounts = await db.all<{ id: string; feedback_window_days: number }>(`SELECT id, feedback_window_days FROM accounts WHERE id ${db.dialect.inList}`, [list([...byAccount.keys()])]);
-      for (const a of accounts) out.windowDays.set(a.id, Number(a.feedback_window_days));
       return out;
     },
 
     record: (input) =>
       db.write(async (tx) => {
-        let recorded = 0;
-        let duplicates = 0;
         // One order for every writer (address, then event id), so two nodes taking the same events lock alike.
         const order = (e: { email: string; eventId: string }) => `${e.email}\n${e.eventId}`;
-        const events = [...input.events].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
-        let lastAt: string | null = null;
-        for (const e of events) {
-          const fresh = await tx.run(
+        const given = [...new Map(input.events.map((e) => [e.eventId, e])).values()].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+        // The events not seen before: the ones the insert returns.
+        const fresh = new Set<string>();
+        for (const slice of slices(given)) {
+          const rows = await tx.all<{ event_id: string }>(
             `INSERT INTO feedback_events (account_id, source, event_id, email, kind, occurred_at, code, import_id, received_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, source, event_id) DO NOTHING`,
-            [input.accountId, input.source, e.eventId, e.email, e.kind, new Date(e.at), e.code, input.importId ?? null, input.now],
+             VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (account_id, source, event_id) DO NOTHING RETURNING event_id`,
+            slice.flatMap((e) => [input.accountId, input.source, e.eventId, e.email, e.kind, new Date(e.at), e.code, input.importId ?? null, input.now]),
           );
-          if (fresh === 0) {
-            duplicates++;
-            continue;
+          for (const r of rows) fresh.add(r.event_id);
+        }
+        const events = given.filter((e) => fresh.has(e.eventId));
+        const recorded = events.length;
+        const duplicates = input.events.length - recorded;
+        const lastAt = events.reduce<string | null>((last, e) => (last === null || Date.parse(e.at) > Date.parse(last) ? e.at : last), null);
+        // Each address's summary, locked (an upsert takes the row lock) and read in one statement per slice, then written once.
+        const byEmail = new Map<string, FeedbackEvent[]>();
+        for (const e of events) byEmail.set(e.email, [...(byEmail.get(e.email) ?? []), e]);
+        for (const slice of slices([...byEmail.keys()])) {
+          const rows = await tx.all<SummaryRow>(
+            `INSERT INTO address_feedback (account_id, email) VALUES ${slice.map(() => '(?, ?)').join(', ')}
+             ON CONFLICT (account_id, email) DO UPDATE SET email = excluded.email RETURNING *`,
+            slice.flatMap((email) => [input.accountId, email]),
+          );
+          for (const row of rows) {
+            const folded = (byEmail.get(row.email) ?? []).reduce((f, e) => applyEvent(f, e, input.source), toFeedback(row));
+            await saveSummary(tx, input.accountId, row.email, folded);
           }
-          recorded++;
-          if (lastAt === null || Date.parse(e.at) > Date.parse(lastAt)) lastAt = e.at;
-          await tx.run('INSERT INTO address_feedback (account_id, email) VALUES (?, ?) ON CONFLICT (account_id, email) DO NOTHING', [input.accountId, e.email]);
-          const row = await tx.get<SummaryRow>(`SELECT * FROM address_feedback WHERE account_id = ? AND email = ?${tx.dialect.forUpdate()}`, [input.accountId, e.email]);
-          await saveSummary(tx, input.accountId, e.email, applyEvent(row ? toFeedback(row) : NO_FEEDBACK, e, input.source));
         }
         const rejected = input.rejected ?? 0;
         if (input.importId) {

@@ -74,12 +74,24 @@ export async function snsSignatureProblem(m: SnsMessage, fetchCertificate: Certi
   }
 }
 
-/** The default certificate fetch: https only, a short timeout, a bounded body. */
-export const fetchSnsCertificate: CertificateFetch = async (url) => {
-  if (!isSnsUrl(url)) throw new Error('not an SNS URL');
-  const res = await fetch(url, { signal: AbortSignal.timeout(5_000), redirect: 'error' });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const text = await res.text();
-  if (text.length > 16_384 || !text.includes('BEGIN CERTIFICATE')) throw new Error('not a PEM certificate');
-  return text;
+/** Certificates kept by URL: SNS signs with a handful of them, and each message would otherwise fetch one. */
+const CERTIFICATES_KEPT = 32;
+const certificates = new Map<string, Promise<string>>();
+
+/** The default certificate fetch: https only, a short timeout, a bounded body, kept once fetched (a failure is not kept). */
+export const fetchSnsCertificate: CertificateFetch = (url) => {
+  const known = certificates.get(url);
+  if (known) return known;
+  const fetching = (async () => {
+    if (!isSnsUrl(url)) throw new Error('not an SNS URL');
+    const res = await fetch(url, { signal: AbortSignal.timeout(5_000), redirect: 'error' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const text = await res.text();
+    if (text.length > 16_384 || !text.includes('BEGIN CERTIFICATE')) throw new Error('not a PEM certificate');
+    return text;
+  })();
+  if (certificates.size >= CERTIFICATES_KEPT) certificates.delete(certificates.keys().next().value as string);
+  certificates.set(url, fetching);
+  fetching.catch(() => certificates.delete(url));
+  return fetching;
 };

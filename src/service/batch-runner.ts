@@ -154,6 +154,8 @@ export class BatchRunner {
    * its results stored, and the items it did not answer handed back or backed off.
    */
   private async runChunk(items: ClaimedItem[]): Promise<{ drained: Promise<void> }> {
+    // The accounts' feedback first: a read that fails fails the chunk before anything of it started (its leases lapse).
+    const feedback = await readFeedback(this.o.feedback, items, this.now());
     const open = new Map(items.map((i) => [i.itemId, i]));
     const maxAttempts = this.o.maxAttempts ?? 5;
     const writes: Promise<void>[] = [];
@@ -168,7 +170,6 @@ export class BatchRunner {
     const onStop = () => chunk.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener('abort', onStop, { once: true });
     const renew = setInterval(() => void this.renew(open, chunk), Math.max(50, Math.floor(this.leaseMs / 3)));
-    const feedback = await readFeedback(this.o.feedback, [...open.values()], this.now());
     const answer = (item: ClaimedItem, result: EngineResult) => {
       // A lost item (not in `open` any more) belongs to its new holder: its result is not ours to write.
       if (!open.delete(item.itemId)) return;

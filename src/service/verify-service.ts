@@ -102,7 +102,9 @@ export class VerifyService {
       if (this.inFlight.has(record.id)) continue; // still ours: its renewal was only late
       this.options.log.info({ verificationId: record.id }, 'resuming an abandoned verification');
       // Live checks hold a credit; sandbox ones are the unbilled ones.
-      void this.run(record, engineFor(engines, !record.billable), this.admission.occupy(record.accountId), await this.feedbackOf(record));
+      // Read before a seat is taken: a read that fails leaves no seat occupied (the lease lapses and the check is taken again).
+      const feedback = await this.feedbackOf(record);
+      void this.run(record, engineFor(engines, !record.billable), this.admission.occupy(record.accountId), feedback);
     }
   }
 

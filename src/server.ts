@@ -24,6 +24,10 @@ import { OwnerAuth } from './service/owner-sign-in.js';
 import { KeyUsageRecorder } from './service/key-usage.js';
 import { ListUploads } from './service/list-uploads.js';
 import { WebhookSender } from './service/webhooks/webhook-sender.js';
+import { feedbackRoutes } from './api/feedback-routes.js';
+import { visitSubscribeUrl } from './service/feedback/inbound-feedback.js';
+import { fetchSnsCertificate } from './feedback/providers/sns.js';
+import type { CertificateFetch } from './feedback/providers/sns.js';
 
 export interface ServerOptions {
   config: PresendConfig;
@@ -46,6 +50,10 @@ export interface ServerOptions {
   now?: () => Date;
   /** The prober's cheap health checks (src/service/prober-health/monitor.ts): what is not ✓ is listed by /readyz. */
   proberHealth?: { warnings(): readonly string[] };
+  /** SNS signing certificates for `/feedback/ses/…` (default: fetched over https from AWS; tests serve a local one). */
+  fetchSnsCertificate?: CertificateFetch;
+  /** Visits an SNS SubscribeURL (default: a GET; tests record it). */
+  confirmSnsSubscription?: (url: string) => Promise<void>;
 }
 
 export interface RunningServer {
@@ -78,6 +86,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const verify = new VerifyService({
     verifications: backend.verifications,
     policies: backend.policies,
+    feedback: backend.feedback,
     engines,
     metrics,
     limits: {
@@ -140,6 +149,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxUploadBytes: config.dashboardMaxUploadBytes,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     tableLimits: config.tableLimits,
+  });
+
+  // Providers' feedback events (docs/feedback.md): not under /v1, authenticated by token and signature.
+  await app.register(feedbackRoutes, {
+    feedback: backend.feedback,
+    fetchCertificate: options.fetchSnsCertificate ?? fetchSnsCertificate,
+    confirmSubscription: options.confirmSnsSubscription ?? visitSubscribeUrl,
+    now,
+    log: logger.child({ part: 'feedback' }),
   });
 
   let worker: BatchRunner | null = null;

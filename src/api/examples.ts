@@ -27,7 +27,16 @@ const deliverableEnvelope = {
   evidence_class: 'smtp_rcpt',
   retry: null,
   billing: { disposition: 'debited', credits: 1 },
-  history: { checks: 2, firstCheckedAt: '2026-01-20T16:02:51.006Z', lastCheckedAt: CHECKED_AT, lastVerdict: 'DELIVERABLE' },
+  history: {
+    checks: 2,
+    firstCheckedAt: '2026-01-20T16:02:51.006Z',
+    lastCheckedAt: CHECKED_AT,
+    lastVerdict: 'DELIVERABLE',
+    lastHardBounce: null,
+    softBounces: null,
+    lastDelivery: { at: '2026-02-01T09:12:00.000Z', source: 'ses' },
+    complaints: null,
+  },
 } as const;
 
 const noMailboxEnvelope = {

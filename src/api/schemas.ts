@@ -63,14 +63,29 @@ export const Billing = Type.Object(
   { ...strict, title: 'Billing', description: 'debited: an actionable verdict, 1 credit. released: a non-verdict, 0. held: pending in a batch, 1.' },
 );
 
+const Sighting = { at: DateTime, source: Type.String({ description: 'csv, dsn, ses, sendgrid, postmark or mailgun (an open set).' }) };
+
 export const History = Type.Object(
   {
-    checks: Type.Integer({ minimum: 1 }),
-    firstCheckedAt: DateTime,
-    lastCheckedAt: DateTime,
+    checks: Type.Integer({ minimum: 0, description: 'Earlier checks of the address by this account; 0 when only feedback is known.' }),
+    firstCheckedAt: Nullable(DateTime),
+    lastCheckedAt: Nullable(DateTime),
     lastVerdict: Nullable(StringEnum(PUBLIC_VERDICTS)),
+    lastHardBounce: Nullable(
+      Type.Object(
+        { ...Sighting, code: Nullable(Type.String({ description: 'The bounce\'s enhanced status code (RFC 3463) or reply code, as reported.' })) },
+        { ...strict, title: 'HardBounceSeen' },
+      ),
+    ),
+    softBounces: Nullable(Type.Object({ ...Sighting, count: Type.Integer({ minimum: 1 }) }, { ...strict, title: 'SoftBouncesSeen', description: 'How many, and the last one.' })),
+    lastDelivery: Nullable(Type.Object(Sighting, { ...strict, title: 'DeliverySeen' })),
+    complaints: Nullable(Type.Object({ ...Sighting, count: Type.Integer({ minimum: 1 }) }, { ...strict, title: 'ComplaintsSeen', description: 'How many, and the last one.' })),
   },
-  { title: 'AddressHistory', description: 'This account’s earlier checks of the address; the envelope has null when there were none.' },
+  {
+    ...strict,
+    title: 'AddressHistory',
+    description: 'This account’s earlier checks of the address and its own send feedback (docs/feedback.md); the envelope has null when there is neither.',
+  },
 );
 
 export const Envelope = Type.Object(
@@ -83,7 +98,7 @@ export const Envelope = Type.Object(
     provider_family: Nullable(Type.String({ description: 'From the MX host names: google, microsoft, yahoo, apple, zoho, proton, fastmail, mimecast, proofpoint, barracuda, other; null when there are no MX hosts.' })),
     confidence: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'How sure the verdict is; null without a verdict.' })),
     reasons: Type.Array(Type.String(), { description: 'snake_case reason codes, e.g. smtp_rcpt_accepted, mailbox_not_found, catch_all_domain (an open set).' }),
-    evidence_class: Nullable(Type.String({ description: 'Where the verdict came from: smtp_rcpt, smtp_catch_all_probe, dns, syntax, domain_list, sandbox, cache; null without a verdict.' })),
+    evidence_class: Nullable(Type.String({ description: 'Where the verdict came from: smtp_rcpt, smtp_catch_all_probe, dns, syntax, domain_list, sandbox, cache, bounce_history, delivery_history; null without a verdict.' })),
     retry: Nullable(RetryWindow),
     billing: Billing,
     history: Nullable(History),

@@ -51,6 +51,9 @@ export const EVIDENCE_CLASSES = [
   'domain_list',
   'sandbox',
   'cache',
+  // From the account's own feedback (docs/feedback.md): a hard bounce, a delivery.
+  'bounce_history',
+  'delivery_history',
 ] as const;
 export type EvidenceClass = (typeof EVIDENCE_CLASSES)[number];
 
@@ -117,6 +120,9 @@ export const REASON_CODES = [
   // Added by the service when an account's decision policy set the decision (docs/policy.md).
   'policy_rule',
   'policy_confidence_threshold',
+  // From the account's own feedback (docs/feedback.md).
+  'delivered_recently',
+  'complained',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
@@ -131,10 +137,32 @@ export interface Billing {
   credits: number;
 }
 
-export interface AddressHistory {
+/** Where and when one kind of feedback was last seen (docs/feedback.md). */
+export interface FeedbackSighting {
+  at: string;
+  /** `csv`, `dsn`, `ses`, `sendgrid`, `postmark`, `mailgun`. */
+  source: string;
+}
+
+/**
+ * What the account's own mail taught about an address (docs/feedback.md): the last hard bounce
+ * (with its status or reply code), soft bounces and complaints counted, the last delivery.
+ */
+export interface AddressFeedback {
+  lastHardBounce: (FeedbackSighting & { code: string | null }) | null;
+  softBounces: (FeedbackSighting & { count: number }) | null;
+  lastDelivery: FeedbackSighting | null;
+  complaints: (FeedbackSighting & { count: number }) | null;
+}
+
+/**
+ * The envelope's `history` (docs/api-contract.md): this account's earlier checks of the address
+ * (checks 0 and null dates when it was never checked) and its feedback.
+ */
+export interface AddressHistory extends AddressFeedback {
   checks: number;
-  firstCheckedAt: string;
-  lastCheckedAt: string;
+  firstCheckedAt: string | null;
+  lastCheckedAt: string | null;
   lastVerdict: PublicVerdict | null;
 }
 

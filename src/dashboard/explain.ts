@@ -49,6 +49,8 @@ export const REASON_TEXT: Record<ReasonCode, string> = {
   throttled: 'The mail server asked to slow down (a rate or connection limit); it said nothing about the mailbox. Try again later.',
   policy_rule: "This account's decision policy set the recommended action for this verdict (Policy page).",
   policy_confidence_threshold: "The verdict's confidence is below this account's policy threshold, so no action is recommended (Policy page).",
+  delivered_recently: 'Your own mail to this address was delivered recently (your delivery feedback), which a catch-all probe alone cannot show.',
+  complained: 'The recipient marked your mail as spam before (your complaint feedback): do not mail this address.',
 };
 
 export const VERDICT_TEXT: Record<PublicVerdict, string> = {

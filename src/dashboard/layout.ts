@@ -17,6 +17,8 @@ export interface Flash {
   newKey?: { key: string; displayPrefix: string; label: string | null; mode: string };
   /** A webhook endpoint's new signing secret, shown once (webhooks pages). */
   newSecret?: { secret: string; url: string; rotated: boolean };
+  /** A feedback source's new webhook URL (its token), shown once (feedback page). */
+  newFeedbackToken?: { source: string; url: string };
 }
 
 export interface PageContext {
@@ -36,6 +38,7 @@ const SECTIONS: Array<{ href: string; label: string }> = [
   { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/policy', label: 'Policy' },
+  { href: '/dashboard/feedback', label: 'Feedback' },
   { href: '/dashboard/try', label: 'Try an address' },
 ];
 
@@ -67,7 +70,7 @@ function account(ctx: PageContext): string {
 }
 
 function flashMessage(flash: Flash | null): string {
-  if (!flash || flash.newKey || flash.newSecret) return '';
+  if (!flash || flash.newKey || flash.newSecret || flash.newFeedbackToken) return '';
   return flash.kind === 'error'
     ? html`<div class="flash error" role="alert">${flash.text}</div>`
     : html`<div class="flash notice" role="status">${flash.text}</div>`;

@@ -27,6 +27,7 @@ import { tryRoutes } from './routes/try.js';
 import { listRoutes } from './routes/lists.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { policyRoutes } from './routes/policy.js';
+import { feedbackRoutes } from './routes/feedback.js';
 import { StoreFailure } from '../store/store-failure.js';
 
 export type DashboardOptions = DashboardDeps;
@@ -115,5 +116,6 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     tryRoutes(owned, deps);
     webhookRoutes(owned, deps);
     policyRoutes(owned, deps);
+    feedbackRoutes(owned, deps);
   });
 }

@@ -26,12 +26,16 @@ export const envelopeSchema = z
     billing: z.object({ disposition: z.enum(BILLING_DISPOSITIONS), credits: z.number().int().min(0) }).strict(),
     history: z
       .object({
-        checks: z.number().int().min(1),
-        firstCheckedAt: z.string().datetime({ offset: true }),
-        lastCheckedAt: z.string().datetime({ offset: true }),
+        checks: z.number().int().min(0),
+        firstCheckedAt: z.string().datetime({ offset: true }).nullable(),
+        lastCheckedAt: z.string().datetime({ offset: true }).nullable(),
         lastVerdict: z.enum(PUBLIC_VERDICTS).nullable(),
+        lastHardBounce: z.object({ at: z.string().datetime({ offset: true }), source: z.string(), code: z.string().nullable() }).strict().nullable(),
+        softBounces: z.object({ at: z.string().datetime({ offset: true }), source: z.string(), count: z.number().int().min(1) }).strict().nullable(),
+        lastDelivery: z.object({ at: z.string().datetime({ offset: true }), source: z.string() }).strict().nullable(),
+        complaints: z.object({ at: z.string().datetime({ offset: true }), source: z.string(), count: z.number().int().min(1) }).strict().nullable(),
       })
-      .passthrough()
+      .strict()
       .nullable(),
   })
   .strict()

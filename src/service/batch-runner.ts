@@ -24,12 +24,16 @@ import type { Engines } from './engines.js';
 import type { Metrics } from './metrics.js';
 import { failedResult, greylistExhausted } from './envelopes.js';
 import { underAccountPolicy } from './policy/apply-policy.js';
+import type { FeedbackRole } from '../store/backend.js';
+import { readFeedback } from './feedback/check-feedback.js';
 
 export interface BatchRunnerOptions {
   work: WorkQueueRole;
   batches: BatchesRole;
   /** Each account's decision policy, read as each item is decided (docs/policy.md). */
   policies: PoliciesRole;
+  /** The accounts' send feedback, read once per chunk (docs/feedback.md); none: results as the engine gives them. */
+  feedback?: FeedbackRole;
   engines: Engines;
   metrics?: Metrics;
   recheckDelayMs: number;
@@ -153,6 +157,8 @@ export class BatchRunner {
    * its results stored, and the items it did not answer handed back or backed off.
    */
   private async runChunk(items: ClaimedItem[]): Promise<{ drained: Promise<void> }> {
+    // The accounts' feedback first: a read that fails fails the chunk before anything of it started (its leases lapse).
+    const feedback = await readFeedback(this.o.feedback, items, this.now());
     const open = new Map(items.map((i) => [i.itemId, i]));
     const maxAttempts = this.o.maxAttempts ?? 5;
     const writes: Promise<void>[] = [];
@@ -170,8 +176,13 @@ export class BatchRunner {
     const answer = (item: ClaimedItem, result: EngineResult) => {
       // A lost item (not in `open` any more) belongs to its new holder: its result is not ours to write.
       if (!open.delete(item.itemId)) return;
-      writes.push(this.store(item, result));
+      writes.push(this.store(item, feedback.apply(item, result)));
     };
+    // Hard bounces in the account's own feedback are answered without a probe.
+    for (const item of [...open.values()]) {
+      const known = feedback.answer(item);
+      if (known) answer(item, known);
+    }
     try {
       for (const sandbox of [true, false]) {
         const group = [...open.values()].filter((i) => i.sandbox === sandbox);
@@ -283,6 +294,7 @@ export function batchRunnerOptions(config: PresendConfig, backend: Backend, engi
     work: backend.work,
     batches: backend.batches,
     policies: backend.policies,
+    feedback: backend.feedback,
     engines,
     recheckDelayMs: config.recheckDelayMs,
     sandboxRecheckDelayMs: config.sandboxRecheckDelayMs,

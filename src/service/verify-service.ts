@@ -22,6 +22,9 @@ import type { Metrics } from './metrics.js';
 import type { Engine } from '../core/ports.js';
 import type { EngineResult } from '../core/types.js';
 import type { Logger } from '../logger.js';
+import type { FeedbackRole } from '../store/backend.js';
+import { readFeedback } from './feedback/check-feedback.js';
+import type { FeedbackView } from './feedback/check-feedback.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
 export const DEFAULT_VERIFY_TIMEOUT_MS = 15_000;
@@ -37,6 +40,8 @@ export interface VerifyServiceOptions {
   verifications: VerificationsRole;
   /** Each account's decision policy, read as each check is decided (docs/policy.md). */
   policies: PoliciesRole;
+  /** The account's send feedback, read before each check (docs/feedback.md); none: results as the engine gives them. */
+  feedback?: FeedbackRole;
   engines: Engines;
   metrics: Metrics;
   /**
@@ -115,7 +120,9 @@ export class VerifyService {
       if (this.inFlight.has(record.id)) continue; // still ours: its renewal was only late
       this.options.log.info({ verificationId: record.id }, 'resuming an abandoned verification');
       // Live checks hold a credit; sandbox ones are the unbilled ones.
-      void this.run(record, engineFor(engines, !record.billable), this.admission.occupy(record.accountId));
+      // Read before a seat is taken: a read that fails leaves no seat occupied (the lease lapses and the check is taken again).
+      const feedback = await this.feedbackOf(record);
+      void this.run(record, engineFor(engines, !record.billable), this.admission.occupy(record.accountId), feedback);
     }
   }
 
@@ -180,10 +187,13 @@ export class VerifyService {
     const now = this.now();
     const sandbox = key.mode === 'test';
     const engine = engineFor(this.options.engines, sandbox);
-    // A result known without waiting (sandbox) is stored by the write that creates the check.
-    const ready = engine.immediate?.(email) ?? null;
     let started: StartVerificationOutcome;
+    let feedback: FeedbackView;
     try {
+      feedback = await this.feedbackOf({ accountId: key.accountId, email });
+      // A result known without waiting (a hard bounce in the account's feedback, the sandbox) is stored by the write that creates the check.
+      const known = feedback.answer({ accountId: key.accountId, email }) ?? engine.immediate?.(email) ?? null;
+      const ready = known ? feedback.apply({ accountId: key.accountId, email }, known) : null;
       const decided = ready ? await underAccountPolicy(this.options.policies, key.accountId, toStoredResult(ready)) : null;
       started = await this.options.verifications.start({
         accountId: key.accountId,
@@ -218,7 +228,7 @@ export class VerifyService {
       this.observe(record);
       return { outcome: { kind: 'completed', record, replayed: false }, running: false };
     }
-    const run = this.run(record, engine, seat);
+    const run = this.run(record, engine, seat, feedback);
     return { outcome: await this.await(record, run, timeoutMs, false, answeredAs), running: true };
   }
 
@@ -267,8 +277,12 @@ export class VerifyService {
     return { kind: 'completed', record: settled.record, replayed };
   }
 
+  private feedbackOf(check: { accountId: string; email: string }): Promise<FeedbackView> {
+    return readFeedback(this.options.feedback, [check], this.now());
+  }
+
   /** Runs the check on `seat`, given back when it ends. */
-  private run(record: VerificationRecord, engine: Engine, seat: Seat): Promise<Settled> {
+  private run(record: VerificationRecord, engine: Engine, seat: Seat, feedback: FeedbackView): Promise<Settled> {
     const { verifications } = this.options;
     // Shutdown or the check's own deadline, whichever comes first, ends its waits and probes.
     // Sandbox checks meet no host and keep their documented timing (`slow@` outlasts every wait).
@@ -276,7 +290,7 @@ export class VerifyService {
     const work = (async (): Promise<Settled> => {
       let result: EngineResult;
       try {
-        result = await engine.verify(record.email, { signal });
+        result = feedback.apply(record, await engine.verify(record.email, { signal }));
       } catch (err) {
         // The engine never throws for an address's behaviour; a throw is a bug or an outage (502).
         this.options.log.warn({ err, verificationId: record.id }, 'single verification failed');

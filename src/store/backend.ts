@@ -20,6 +20,7 @@
  * implementation over the query interface in src/store/roles/, one line in `openRoles`
  * (src/store/roles/index.ts), and its tables as the next numbered migration of both dialects.
  */
+import type { AddressRecord, FeedbackImport, FeedbackLookup, FeedbackSourceStatus, RecordFeedbackInput, RecordFeedbackOutcome } from './feedback-records.js';
 import type { FactsCache, SessionLimiter } from '../core/ports.js';
 import type {
   Account,
@@ -437,6 +438,38 @@ export interface PoliciesRole {
   set(input: { accountId: string; rules: PolicyRules; changedBy: string; expectedVersion?: number; now: Date }): Promise<{ kind: 'set'; policy: PolicyVersion } | { kind: 'stale'; current: number }>;
 }
 
+/**
+ * Send feedback (docs/feedback.md): bounces, deliveries and complaints an account reports about
+ * addresses, each event taken once; the summary a check reads; the sources and their tokens.
+ */
+export interface FeedbackRole {
+  /** The feedback of those addresses that have any, and the window of each account named. */
+  lookup(keys: ReadonlyArray<{ accountId: string; email: string }>): Promise<FeedbackLookup>;
+  /** One transaction: the events not seen before, the addresses' summaries, the import's and the source's counts. */
+  record(input: RecordFeedbackInput): Promise<RecordFeedbackOutcome>;
+  startImport(input: { accountId: string; source: string; name: string; now: Date }): Promise<string>;
+  finishImport(id: string, state: 'completed' | 'failed', now: Date): Promise<FeedbackImport>;
+  /** Newest first. */
+  imports(accountId: string, limit: number): Promise<FeedbackImport[]>;
+  /** The address's history (checks and feedback) and its latest events, for the dashboard. */
+  address(accountId: string, email: string): Promise<AddressRecord>;
+  /** Removes the address's checks history, feedback summary and events (a person asked to be forgotten); false when there was none. */
+  forget(accountId: string, email: string): Promise<boolean>;
+  /** False for an unknown account. */
+  setWindow(accountId: string, days: number): Promise<boolean>;
+  /** Days a hard bounce or a delivery counts for the account's checks. */
+  windowDays(accountId: string): Promise<number>;
+  sources(accountId: string): Promise<FeedbackSourceStatus[]>;
+  /** The webhook token of (account, source): only its SHA-256 and a display prefix are kept; a new one replaces the old. */
+  setToken(input: { accountId: string; source: string; tokenHash: string; tokenPrefix: string; now: Date }): Promise<void>;
+  /** The account and source of a token, with the key its deliveries are verified with (null: none set). */
+  sourceByToken(tokenHash: string): Promise<{ accountId: string; source: string; verifyKey: string | null } | null>;
+  /** What checks the provider's signature (SendGrid's public key, Mailgun's signing key, Postmark's user:password). */
+  setVerifyKey(input: { accountId: string; source: string; verifyKey: string; now: Date }): Promise<void>;
+  /** A delivery the source sent that was refused (bad signature, unreadable body), for the dashboard. */
+  noteError(input: { accountId: string; source: string; message: string; now: Date }): Promise<void>;
+}
+
 /** Every role of one database, opened and closed together. */
 export interface Backend {
   /** For logs and /metrics labels only: nothing branches on it. */
@@ -460,6 +493,7 @@ export interface Backend {
   readonly webhooks: WebhooksRole;
   readonly proberReplies: ProberRepliesRole;
   readonly policies: PoliciesRole;
+  readonly feedback: FeedbackRole;
   /** Apply pending numbered migrations (idempotent; openBackend does it unless told not to). */
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */

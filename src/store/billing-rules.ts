@@ -3,6 +3,7 @@
  * SQLite and PostgreSQL bill, count and finalize identically (docs/design.md §3–§5).
  */
 import type { AddressHistory, Billing, PresendEnvelope } from '../core/types.js';
+import { NO_FEEDBACK, pickFeedback } from '../core/feedback-verdict.js';
 import type { Counters, StoredResult } from './store.js';
 import { DECISION_COUNTER } from './store.js';
 
@@ -19,14 +20,30 @@ export function settle(envelope: PresendEnvelope, held: boolean): { billing: Ite
   return { billing: 'released', envelope: { disposition: 'released', credits: 0 } };
 }
 
-/** The result as stored: billing and history filled in by the store, everything else as the engine said. */
-export function finalizeStoredResult(result: StoredResult, billing: Billing, history: AddressHistory | null): StoredResult {
+/**
+ * The result as stored: billing and history filled in by the store, everything else as the engine
+ * said. `previous` is the account's earlier checks of the address; the feedback part of the
+ * history came in with the result (the service read it before the check, docs/feedback.md).
+ */
+export function finalizeStoredResult(result: StoredResult, billing: Billing, previous: AddressHistory | null): StoredResult {
+  const feedback = result.envelope.history;
+  const history: AddressHistory | null =
+    previous === null && feedback === null
+      ? null
+      : {
+          checks: previous?.checks ?? 0,
+          firstCheckedAt: previous?.firstCheckedAt ?? null,
+          lastCheckedAt: previous?.lastCheckedAt ?? null,
+          lastVerdict: previous?.lastVerdict ?? null,
+          ...pickFeedback(feedback ?? NO_FEEDBACK),
+        };
   return { ...result, envelope: { ...result.envelope, billing, history } };
 }
 
 /** The history row after one more check of the address. */
-export function nextHistory(previous: AddressHistory | null, result: StoredResult): AddressHistory {
+export function nextHistory(previous: AddressHistory | null, result: StoredResult): AddressHistory & { firstCheckedAt: string; lastCheckedAt: string } {
   return {
+    ...pickFeedback(result.envelope.history ?? NO_FEEDBACK),
     checks: (previous?.checks ?? 0) + 1,
     firstCheckedAt: previous?.firstCheckedAt ?? result.checkedAt,
     lastCheckedAt: result.checkedAt,

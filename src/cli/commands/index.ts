@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   purge: () => import('./purge.js'),
   webhooks: () => import('./webhooks.js'),
   policy: () => import('./policy.js'),
+  feedback: () => import('./feedback.js'),
 };
 
 /** `args` are the user's arguments (process.argv without node and the script). */

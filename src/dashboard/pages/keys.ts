@@ -1,5 +1,6 @@
 /** The keys page: a new key shown once, the account's keys (prefix, label, times), the audit trail. */
 import { html } from 'ghtml';
+import { shownOncePanel } from '../shown-once.js';
 import { csrfField, when } from '../layout.js';
 import type { Flash, PageContext } from '../layout.js';
 import type { KeyEvent } from '../../store/owner-records.js';
@@ -11,16 +12,14 @@ const modeName = (mode: string) => (mode === 'test' ? 'sandbox' : 'live');
 function newKeyPanel(flash: Flash | null): string {
   const made = flash?.newKey;
   if (!made) return '';
-  return html`<section class="new-key" aria-labelledby="new-key-title">
-    <h2 id="new-key-title">Your new ${modeName(made.mode)} key!${made.label ? html` “${made.label}”` : ''}</h2>
-    <p><strong>Copy it now: it is shown only this once.</strong> Presend keeps only its hash; if you lose it, revoke it and create another.</p>
-    <div class="field">
-      <label for="new-key-value">New API key</label>
-      <input type="text" id="new-key-value" readonly value="${made.key}" spellcheck="false" autocomplete="off">
-    </div>
-    <p><button type="button" class="secondary" data-copy-target="new-key-value" data-copy-status="copy-status" hidden>Copy key</button>
-    <span id="copy-status" role="status"></span></p>
-  </section>`;
+  return shownOncePanel({
+    id: 'new-key',
+    title: html`Your new ${modeName(made.mode)} key!${made.label ? html` “${made.label}”` : ''}`,
+    intro: 'Presend keeps only its hash; if you lose it, revoke it and create another.',
+    label: 'New API key',
+    value: made.key,
+    copyLabel: 'Copy key',
+  });
 }
 
 function keyRows(keys: readonly ApiKeyRecord[]): string {

@@ -35,8 +35,13 @@ function envelopeView(email: string, e: PresendEnvelope): string {
       <dt>Evidence</dt><dd>${e.evidence_class ?? 'none'}</dd>
       <dt>Billing</dt><dd>${e.billing.disposition}, ${e.billing.credits} credit${e.billing.credits === 1 ? '' : 's'}</dd>
       !${e.retry ? html`<dt>Retry</dt><dd>after ${e.retry.eligible_at}${e.retry.affinity_required ? ', from the same sender' : ''}</dd>` : ''}
-      !${e.history ? html`<dt>Checked before</dt><dd>${e.history.checks} time(s), last verdict ${verdictText(e.history.lastVerdict)}</dd>` : ''}
+      !${e.history ? html`<dt>Checked before</dt><dd>${e.history.checks} time(s)!${e.history.lastVerdict ? html`, last verdict ${verdictText(e.history.lastVerdict)}` : ''}</dd>` : ''}
+      !${e.history?.lastHardBounce ? html`<dt>Hard bounce</dt><dd>${e.history.lastHardBounce.at} (${e.history.lastHardBounce.code ?? 'no code'}, from ${e.history.lastHardBounce.source})</dd>` : ''}
+      !${e.history?.lastDelivery ? html`<dt>Delivered</dt><dd>${e.history.lastDelivery.at} (from ${e.history.lastDelivery.source})</dd>` : ''}
+      !${e.history?.softBounces ? html`<dt>Soft bounces</dt><dd>${e.history.softBounces.count}, last ${e.history.softBounces.at}</dd>` : ''}
+      !${e.history?.complaints ? html`<dt>Complaints</dt><dd>${e.history.complaints.count}, last ${e.history.complaints.at}</dd>` : ''}
     </dl>
+    !${e.history ? html`<p><a href="/dashboard/feedback/address?email=${encodeURIComponent(email)}">History of this address</a> (and forget it)</p>` : ''}
     <h3>Why</h3>
     !${
       e.reasons.length === 0

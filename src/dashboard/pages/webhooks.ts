@@ -5,6 +5,7 @@
  * failures and manual retries").
  */
 import { html } from 'ghtml';
+import { shownOncePanel } from '../shown-once.js';
 import { csrfField, when } from '../layout.js';
 import type { Flash, PageContext } from '../layout.js';
 import { WEBHOOK_EVENT_TYPES } from '../../store/webhook-records.js';
@@ -21,18 +22,16 @@ const EVENT_WORDS: Record<string, string> = {
 function newSecretPanel(flash: Flash | null): string {
   const made = flash?.newSecret;
   if (!made) return '';
-  return html`<section class="new-key" aria-labelledby="new-secret-title">
-    <h2 id="new-secret-title">${made.rotated ? 'The new signing secret' : 'Signing secret'} for ${made.url}</h2>
-    <p><strong>Copy it now: it is shown only this once.</strong> Your receiver verifies each delivery with it (see docs/webhooks.md).${
+  return shownOncePanel({
+    id: 'new-secret',
+    title: html`${made.rotated ? 'The new signing secret' : 'Signing secret'} for ${made.url}`,
+    intro: html`Your receiver verifies each delivery with it (see docs/webhooks.md).${
       made.rotated ? ' The previous secret keeps signing beside it for 24 hours, so switch your receiver over within that time.' : ''
-    }</p>
-    <div class="field">
-      <label for="new-secret-value">Signing secret</label>
-      <input type="text" id="new-secret-value" readonly value="${made.secret}" spellcheck="false" autocomplete="off">
-    </div>
-    <p><button type="button" class="secondary" data-copy-target="new-secret-value" data-copy-status="copy-status" hidden>Copy secret</button>
-    <span id="copy-status" role="status"></span></p>
-  </section>`;
+    }`,
+    label: 'Signing secret',
+    value: made.secret,
+    copyLabel: 'Copy secret',
+  });
 }
 
 const endpointState = (e: WebhookEndpoint): string => (e.disabledAt ? `disabled (${e.disabledReason ?? 'by its owner'})` : 'active');

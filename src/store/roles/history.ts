@@ -10,6 +10,7 @@ import type { Awaitable, Tx } from '../sql.js';
 import type { StoredResult } from '../store.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { nextHistory } from '../billing-rules.js';
+import { NO_FEEDBACK } from '../../core/feedback-verdict.js';
 
 export interface HistoryKey {
   accountId: string;
@@ -52,10 +53,10 @@ function histories(tx: Tx, bulk: BulkWrites, rows: readonly HistoryRow[]): Histo
   const found = new Map(
     rows.map((r): [string, AddressHistory] => [
       keyOf({ accountId: r.account_id, email: r.email }),
-      { checks: r.checks, firstCheckedAt: r.first_checked_at, lastCheckedAt: r.last_checked_at, lastVerdict: r.last_verdict as PublicVerdict | null },
+      { checks: r.checks, firstCheckedAt: r.first_checked_at, lastCheckedAt: r.last_checked_at, lastVerdict: r.last_verdict as PublicVerdict | null, ...NO_FEEDBACK },
     ]),
   );
-  const changed = new Map<string, { key: HistoryKey; added: number; history: AddressHistory }>();
+  const changed = new Map<string, { key: HistoryKey; added: number; history: ReturnType<typeof nextHistory> }>();
   return {
     record(key, finalize) {
       const k = keyOf(key);

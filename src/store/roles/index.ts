@@ -29,6 +29,7 @@ import { usersRole } from './users.js';
 import { webhooksRole } from './webhooks.js';
 import { proberRepliesRole } from './prober-replies.js';
 import { policiesRole } from './policies.js';
+import { feedbackRole } from './feedback.js';
 
 export interface DialectOwned {
   kind: Backend['kind'];
@@ -71,6 +72,7 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     webhooks: webhooksRole(db),
     proberReplies: proberRepliesRole(db),
     policies: policiesRole(db),
+    feedback: feedbackRole(db),
     migrate: () => db.migrate(),
     async ping() {
       await db.get('SELECT 1');

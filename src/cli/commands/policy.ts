@@ -22,7 +22,8 @@ function whoRuns(): string {
   try {
     return userInfo().username;
   } catch {
-    return process.env['USER'] ?? 'unknown';
+    // Settings are read in src/config.ts only (test/service/config.test.ts); a user without a passwd entry is named as such.
+    return 'unknown';
   }
 }
 

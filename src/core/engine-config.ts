@@ -4,6 +4,7 @@
  */
 import type { PresendConfig } from '../config.js';
 import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './smtp/reply.js';
+import { DEFAULT_HOST_THROTTLE_BOUND_MS } from './smtp/host-queue.js';
 
 export type EngineConfig = Pick<
   PresendConfig,
@@ -61,8 +62,12 @@ export interface EngineTuning {
   /** First back-off after a host refused or throttled us, doubled each time up to maxBackoffMs. */
   backoffMs: number;
   maxBackoffMs: number;
-  /** How long an address may keep being throttled (rate limits) before it ends TRANSIENT. */
-  maxThrottleMs: number;
+  /**
+   * How long a host may keep pausing an address it never answered about (throttling, 421s)
+   * before the address ends `host_throttled`: recheck_scheduled with a retry window, never
+   * TRANSIENT (PRESEND_HOST_THROTTLE_BOUND_MS, default 3 minutes).
+   */
+  hostThrottleBoundMs: number;
   /** Single checks (not batches) of one MX host in the engine at once; more end TRANSIENT at once (host-budget.ts). */
   maxChecksPerMxHost: number;
 }
@@ -88,7 +93,7 @@ export function resolveTuning(config: EngineConfig): EngineTuning {
     maxRequeues: config.maxRequeues ?? 5,
     backoffMs: config.backoffMs ?? 1000,
     maxBackoffMs: config.maxBackoffMs ?? 8000,
-    maxThrottleMs: config.maxThrottleMs ?? 30_000,
+    hostThrottleBoundMs: config.hostThrottleBoundMs ?? DEFAULT_HOST_THROTTLE_BOUND_MS,
     maxChecksPerMxHost: Math.max(1, config.maxChecksPerMxHost ?? 100),
   };
 }

@@ -112,6 +112,8 @@ export const REASON_CODES = [
   'rcpt_rejected_unclassified',
   'aborted',
   'throttled',
+  // The MX host kept throttling us past PRESEND_HOST_THROTTLE_BOUND_MS: the address was not asked (recheck_scheduled).
+  'host_throttled',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 

@@ -106,7 +106,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
       errorBudget: tuning.sessionErrorBudget,
       backoffMs: tuning.backoffMs,
       maxBackoffMs: tuning.maxBackoffMs,
-      maxThrottleMs: tuning.maxThrottleMs,
+      hostThrottleBoundMs: tuning.hostThrottleBoundMs,
       allowPrivateMx: config.allowPrivateMx,
       hostDownMs: tuning.hostDownMs,
     },

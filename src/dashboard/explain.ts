@@ -46,6 +46,7 @@ export const REASON_TEXT: Record<ReasonCode, string> = {
   rcpt_rejected_unclassified: 'The mail server refused the recipient with a reply that does not say why.',
   aborted: 'The check was stopped before it finished (the service was shutting down).',
   throttled: 'The mail server asked to slow down (a rate or connection limit); it said nothing about the mailbox. Try again later.',
+  host_throttled: 'The mail server kept asking us to slow down, so this address was not asked yet. It is scheduled for a recheck.',
 };
 
 export const VERDICT_TEXT: Record<PublicVerdict, string> = {

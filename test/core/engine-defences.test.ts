@@ -196,6 +196,33 @@ describe('real servers defences: every verdict right, no limit hit that could be
     assert.ok((hits().throttled ?? 0) <= busy.length + 1, `${JSON.stringify(hits())} for ${busy.length} busy mailboxes`);
   });
 
+  test('a host that throttles part of each session: the addresses it put back keep their attempts (one ask each, the one that was answered)', async (t) => {
+    const { dw, ew, hits } = await scenario({ throttle: { afterRcpts: 12, reply: '451 4.7.1 Too many recipients, try again later' } }, {}, { addresses: 40 });
+    t.after(() => ew.close());
+    const results = await verifyAll(ew, dw.addresses);
+    assertAllRight(ew, dw.addresses, results);
+    assert.ok((hits().throttled ?? 0) > 0, 'the host did throttle (the test would prove nothing otherwise)');
+    const asked = dw.addresses.map((a) => `${a}: ${results.get(a)?.attempts}`).filter((line) => !line.endsWith(': 1'));
+    assert.deepEqual(asked, [], 'every address was asked and answered once; being put back is no attempt');
+  });
+
+  test('a host that throttles past the bound leaves its unasked addresses recheck_scheduled (host_throttled), never TRANSIENT', async (t) => {
+    const { dw, ew, hits } = await scenario({ throttle: { afterRcpts: 0, reply: '450 4.7.1 Error: too many recipients from 127.0.0.1' } }, { hostThrottleBoundMs: 400 }, { addresses: 12 });
+    t.after(() => ew.close());
+    const results = await verifyAll(ew, dw.addresses);
+    assert.ok((hits().throttled ?? 0) > 0, 'the host did throttle');
+    for (const address of dw.addresses) {
+      const e = results.get(address)?.envelope;
+      assert.deepEqual(
+        [e?.status, e?.outcome, e?.decision, e?.verdict, e?.reasons[0], e?.billing.disposition],
+        ['recheck_scheduled', 'non_verdict', 'recheck_later', null, 'host_throttled', 'released'],
+        address,
+      );
+      assert.notEqual(e?.retry, null, `${address} has a retry window`);
+      assert.equal(results.get(address)?.attempts, 0, `${address} was never answered about itself`);
+    }
+  });
+
   test('any server: a 250 before the greeting is skipped, and the session goes on one command at a time', async (t) => {
     const { dw, ew } = await scenario({ unsolicited: 'before_banner' }, {}, { addresses: 20 });
     t.after(() => ew.close());

@@ -25,24 +25,9 @@ import { HostLearning, type HostProfile } from './host-profile.js';
 import type { SmtpReply } from './reply.js';
 import { ProbeSession, type SessionFailure, type SessionSettings, type TransactionResult } from './session.js';
 import { hostSignalOf } from './throttle.js';
+import { Entry, afterCut, afterHostPause, afterRefusal, afterSilence, type HostResultListener, type HostResult, type ProbeTarget, type PutBackRules } from './put-back.js';
 
-export interface ProbeTarget {
-  /** `local@domain`, local part as given, domain in A-label form. */
-  recipient: string;
-  needsUtf8: boolean;
-  /** Catch-all probes jump the queue (accepted answers wait for them); counted as a sure refusal. */
-  urgent?: boolean;
-}
-
-export type HostOutcome =
-  | { kind: 'reply'; reply: SmtpReply }
-  | { kind: 'mail_rejected'; reply: SmtpReply }
-  | { kind: 'utf8_unsupported' }
-  | { kind: 'failure'; failure: SessionFailure }
-  | { kind: 'aborted' };
-
-/** `failover`: the host could not be used at all; try the next MX. */
-export type HostResult = { kind: 'final'; outcome: HostOutcome; attempts: number } | { kind: 'failover'; failure: SessionFailure; attempts: number };
+export type { HostOutcome, HostResult, HostResultListener, ProbeTarget } from './put-back.js';
 
 export interface HostQueueSettings {
   session: Omit<SessionSettings, 'useStartTls' | 'strict'>;
@@ -60,35 +45,12 @@ export interface HostQueueSettings {
   /** First wait after the host refused or throttled us; doubled each time up to maxBackoffMs. Defaults 1000 / 8000 ms. */
   backoffMs?: number;
   maxBackoffMs?: number;
-  /** How long an address may keep being throttled (asked again after back-offs) before it ends TRANSIENT. Default 30 s. */
-  maxThrottleMs?: number;
-}
-
-/** Called with a recipient's result and the target it was enqueued with (one callback can serve many). */
-export type HostResultListener = (result: HostResult, target: ProbeTarget) => void;
-
-/** One recipient waiting for (or in) a transaction; settles once. A class, not closures: batches make thousands. */
-class Entry {
-  attempts = 0;
-  requeues = 0;
-  /** Times a group it was in was cut by the host after the host had answered part of it (progress, not a refusal). */
-  cuts = 0;
-  /** When the host first throttled this recipient; null until it did. */
-  throttledSince: number | null = null;
-  settled = false;
-  unlisten: (() => void) | null = null;
-
-  constructor(
-    readonly target: ProbeTarget,
-    private readonly resolve: HostResultListener,
-  ) {}
-
-  settle(result: HostResult): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.unlisten?.();
-    this.resolve(result, this.target);
-  }
+  /**
+   * How long the host may keep pausing an address it never answered about (throttling replies,
+   * 421s at the greeting or asking for time) before the address ends `host_throttled`
+   * (recheck_scheduled, never TRANSIENT). Default 3 minutes (PRESEND_HOST_THROTTLE_BOUND_MS).
+   */
+  hostThrottleBoundMs?: number;
 }
 
 /** After a group: the session goes on, is over (QUIT answered), should end (the host asked for a pause), or broke. */
@@ -98,6 +60,7 @@ const is2xx = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 3
 const MIN_RECIPIENTS_PER_SESSION = 4;
 export const DEFAULT_ERROR_BUDGET = 8;
 const DEFAULT_MAX_REQUEUES = 5;
+export const DEFAULT_HOST_THROTTLE_BOUND_MS = 180_000;
 const NO_CACHE: FactsCache = { get: () => Promise.resolve(undefined), set: () => Promise.resolve() };
 /** A 421 naming commands (Exim smtp_accept_max_nonmail, Postfix junk limit) limits transactions, not errors. */
 const COMMAND_LIMIT = /nonmail|non-mail|too many (?:commands|junk|unrecognized)/i;
@@ -113,7 +76,6 @@ export class HostQueue {
   private target: number;
   private tlsBroken = false;
   private closing = false;
-  private refusals = 0;
   /** What opening a session costs here, in round trips (connect, greeting, EHLO, TLS): smoothed. */
   private setupRounds = 3;
   private backoffStep = 0;
@@ -232,7 +194,6 @@ export class HostQueue {
       }
       if (opened && !opened.ok) this.openFailed(opened.failure);
       else if (opened?.ok) {
-        this.refusals = 0;
         ({ farewell } = await this.serve(opened.session));
       }
     } finally {
@@ -285,10 +246,12 @@ export class HostQueue {
       }
       return;
     }
-    if (refusedForNow && ++this.refusals <= (this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES)) {
-      // 421 at the greeting (too many connections, or a rate limit): not about the
-      // recipients. They wait for a back-off and a new session.
+    if (refusedForNow) {
+      // 421 at the greeting (too many connections, or a rate limit): not about the recipients.
+      // They wait for a back-off and a new session, unless the host has kept them waiting past
+      // the bound (then they end host_throttled, recheck_scheduled).
       this.backOff();
+      this.putBack(afterHostPause(this.pending.splice(0), this.rules(), failure.reply, failure.detail));
       return;
     }
     // RFC 5321 §5.1: only a host that cannot be reached passes the mail to the next MX. A host
@@ -297,11 +260,9 @@ export class HostQueue {
       failure.kind === 'refused' || failure.kind === 'proxy' || (failure.kind === 'timeout' && (failure.step === 'connect' || failure.step === 'banner'));
     if (unreachable) this.onHostDown(failure);
     for (const entry of this.pending.splice(0)) {
-      entry.settle(
-        unreachable
-          ? { kind: 'failover', failure, attempts: entry.attempts + 1 }
-          : { kind: 'final', outcome: { kind: 'failure', failure }, attempts: entry.attempts + 1 },
-      );
+      entry.attempts++;
+      if (unreachable) entry.settle({ kind: 'failover', failure, attempts: entry.attempts });
+      else entry.end({ kind: 'failure', failure });
     }
   }
 
@@ -411,7 +372,7 @@ export class HostQueue {
       if (entry.settled) continue;
       // RFC 6531 §3.4: a UTF-8 local part cannot be sent to a server without SMTPUTF8.
       if (entry.target.needsUtf8 && !session.capabilities.smtputf8) {
-        entry.settle({ kind: 'final', outcome: { kind: 'utf8_unsupported' }, attempts: entry.attempts + 1 });
+        entry.end({ kind: 'utf8_unsupported' });
       } else sendable.push(entry);
     }
     if (sendable.length === 0) return 'open';
@@ -420,7 +381,6 @@ export class HostQueue {
       sendable.some((e) => e.target.needsUtf8),
       final ? 'quit' : 'ehlo',
     );
-    for (const entry of sendable) entry.attempts++;
     const hostAsked = this.learn(session, result, sendable);
     const failure = result.failure;
     if (result.desync || !result.verified) {
@@ -429,14 +389,19 @@ export class HostQueue {
       const unanswered: Entry[] = [];
       sendable.forEach((entry, i) => (result.rcpt[i] || (result.mail && !is2xx(result.mail)) ? answered : unanswered).push(entry));
       const cause = failure ?? { kind: 'protocol', step: 'rcpt', reply: null, detail: 'replies out of step' };
+      if (hostAsked) {
+        // A 421 asking for time (busy, a rate): a pause of the host, not an answer about anyone.
+        this.putBack(afterHostPause(sendable, this.rules(), failure?.reply ?? null, cause.detail));
+        return 'broken';
+      }
       if (!result.desync && this.cutByHost(result, session) && result.rcpt.some((reply) => reply !== undefined)) {
         // The host answered part of the group, then cut it (a 421 at its limit, a drop after
         // errors): the session moved forward. Everyone in it is asked again, and that is
         // counted apart from refusals.
-        this.requeueAfterCut(sendable, cause);
+        this.putBack(afterCut(sendable, this.rules(), cause));
         return 'broken';
       }
-      this.requeue(answered, cause);
+      this.putBack(afterRefusal(answered, this.rules(), cause));
       this.unanswered(unanswered, result, session);
       return 'broken';
     }
@@ -452,7 +417,10 @@ export class HostQueue {
         if (hostSignalOf(mail) === 'throttled') {
           lastThrottle = mail;
           back.push(entry);
-        } else entry.settle({ kind: 'final', outcome: { kind: 'mail_rejected', reply: mail }, attempts: entry.attempts });
+        } else {
+          entry.attempts++;
+          entry.end({ kind: 'mail_rejected', reply: mail });
+        }
       } else if (reply) {
         const signal = hostSignalOf(reply);
         if (signal === 'too_many_recipients') tooMany.push(entry);
@@ -461,7 +429,9 @@ export class HostQueue {
           back.push(entry);
         } else {
           answered++;
-          entry.settle({ kind: 'final', outcome: { kind: 'reply', reply }, attempts: entry.attempts });
+          // Asked, and answered about itself: that is an attempt (a "later" included).
+          entry.attempts++;
+          entry.end({ kind: 'reply', reply });
         }
       }
     }
@@ -471,8 +441,8 @@ export class HostQueue {
       void this.learning.save(this.host);
     }
     const throttle = lastThrottle;
-    this.requeue(tooMany, { kind: 'temporary', step: 'rcpt', reply: null, detail: 'too many recipients, again and again' });
-    this.throttled(back, { kind: 'temporary', step: 'rcpt', reply: throttle, detail: `the host kept throttling: ${throttle?.code ?? ''} ${throttle?.text ?? ''}`.slice(0, 300) });
+    this.putBack(afterRefusal(tooMany, this.rules(), { kind: 'temporary', step: 'rcpt', reply: null, detail: 'too many recipients, again and again' }));
+    this.putBack(afterHostPause(back, this.rules(), throttle, `the host kept throttling: ${throttle?.code ?? ''} ${throttle?.text ?? ''}`.slice(0, 300)));
     if (throttle !== null) {
       // Rate limited: wait before the next session, and use fewer at once.
       this.backOff();
@@ -492,13 +462,8 @@ export class HostQueue {
     const failure = result.failure;
     const hostSide = result.desync || this.cutByHost(result, session);
     const cause = failure ?? { kind: 'temporary', step: 'rcpt', reply: null, detail: 'recipient not answered' };
-    if (hostSide) return this.requeue(entries, cause);
-    const retry: Entry[] = [];
-    for (const entry of entries) {
-      if (entry.attempts >= this.settings.maxAttempts) entry.settle({ kind: 'final', outcome: { kind: 'failure', failure: cause }, attempts: entry.attempts });
-      else retry.push(entry);
-    }
-    if (retry.length > 0) this.pending.unshift(...retry);
+    if (hostSide) this.putBack(afterRefusal(entries, this.rules(), cause));
+    else this.putBack(afterSilence(entries, this.settings.maxAttempts, cause));
   }
 
   /**
@@ -575,55 +540,19 @@ export class HostQueue {
     return failure?.reply?.code === 421 || result.slowdownAfter !== null || (failure?.kind === 'dropped' && session.errors > 0);
   }
 
-  /**
-   * Back to the queue after a group the host cut once it had answered part of it. Such a cut is
-   * progress — the host's limit is being learnt and the next groups fit it — so it does not use
-   * up the recipients' refusal budget (`maxRequeues`); it has a bound of its own, as many
-   * cuts, past which further cuts count as refusals.
-   */
-  private requeueAfterCut(entries: readonly Entry[], failure: SessionFailure): void {
-    const back: Entry[] = [];
-    const refused: Entry[] = [];
-    for (const entry of entries) {
-      if (entry.settled) continue;
-      if (this.closing) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
-      else if (++entry.cuts > (this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES)) refused.push(entry);
-      else back.push(entry);
-    }
-    this.requeue(refused, failure);
-    if (back.length > 0) this.pending.unshift(...back);
+  /** The rules the put-back decisions (put-back.ts) read, as of now. */
+  private rules(): PutBackRules {
+    return {
+      now: this.now(),
+      closing: this.closing,
+      maxRequeues: this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES,
+      hostThrottleBoundMs: this.settings.hostThrottleBoundMs ?? DEFAULT_HOST_THROTTLE_BOUND_MS,
+    };
   }
 
-  /** Back to the queue, unless the host has refused them too often (then final, as `failure`). */
-  private requeue(entries: readonly Entry[], failure: SessionFailure): void {
-    const back: Entry[] = [];
-    for (const entry of entries) {
-      if (entry.settled) continue;
-      if (this.closing) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
-      else if (++entry.requeues > (this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES)) {
-        entry.settle({ kind: 'final', outcome: { kind: 'failure', failure }, attempts: entry.attempts });
-      } else back.push(entry);
-    }
-    if (back.length > 0) this.pending.unshift(...back);
-  }
-
-  /**
-   * Back to the queue after a throttling reply: a rate limit says "not now", so these are
-   * not counted as refusals; they end (as `failure`) only once the host has throttled them
-   * for longer than maxThrottleMs.
-   */
-  private throttled(entries: readonly Entry[], failure: SessionFailure): void {
-    const now = this.now();
-    const back: Entry[] = [];
-    for (const entry of entries) {
-      if (entry.settled) continue;
-      entry.throttledSince ??= now;
-      if (this.closing) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
-      else if (now - entry.throttledSince > (this.settings.maxThrottleMs ?? 30_000)) {
-        entry.settle({ kind: 'final', outcome: { kind: 'failure', failure }, attempts: entry.attempts });
-      } else back.push(entry);
-    }
-    if (back.length > 0) this.pending.unshift(...back);
+  /** Entries put back go first: they waited longest. */
+  private putBack(entries: readonly Entry[]): void {
+    if (entries.length > 0) this.pending.unshift(...entries);
   }
 
   /** QUITs every session and settles what is still waiting as aborted. */
@@ -631,7 +560,7 @@ export class HostQueue {
     this.closing = true;
     this.wakeBackoff?.();
     for (const wake of this.idle.splice(0)) wake();
-    for (const entry of this.pending.splice(0)) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
+    for (const entry of this.pending.splice(0)) entry.end({ kind: 'aborted' });
     await Promise.allSettled([...this.workers]);
   }
 }

@@ -5,6 +5,7 @@
 import type { PresendConfig } from '../config.js';
 import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './smtp/reply.js';
 import { DEFAULT_HOST_THROTTLE_BOUND_MS } from './smtp/host-queue.js';
+import { FIRST_CONTACT_TRANSACTION_ERRORS } from './smtp/host-profile.js';
 
 export type EngineConfig = Pick<
   PresendConfig,
@@ -49,6 +50,11 @@ export interface EngineTuning {
    * catch-all probe counted: under Postfix's smtpd_soft_error_limit of 10 (docs/engine-sessions.md).
    */
   sessionErrorBudget: number;
+  /**
+   * Errors one transaction plans to collect at an MX host not known yet (3: under Exim's usual
+   * ACL delay, from the 4th unknown recipient of a message); null: the session budget alone.
+   */
+  transactionErrorBudget: number | null;
   /** How long what was learnt about an MX host (error budget, sessions, limits) is kept in the FactsCache. */
   hostProfileTtlMs: number;
   /**
@@ -88,6 +94,7 @@ export function resolveTuning(config: EngineConfig): EngineTuning {
     hostDownMs: config.hostDownMs ?? 60_000,
     replyLimits: config.replyLimits ?? DEFAULT_REPLY_LIMITS,
     sessionErrorBudget: Math.max(0, config.sessionErrorBudget ?? 8),
+    transactionErrorBudget: config.transactionErrorBudget === undefined ? FIRST_CONTACT_TRANSACTION_ERRORS : config.transactionErrorBudget,
     hostProfileTtlMs: config.hostProfileTtlMs ?? 24 * 3_600_000,
     slowReplyMs: config.slowReplyMs ?? 600,
     maxRequeues: config.maxRequeues ?? 5,

@@ -78,6 +78,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     cache,
     {
       errorBudget: tuning.sessionErrorBudget,
+      transactionErrors: tuning.transactionErrorBudget,
       sessions: config.maxSessionsPerMx,
       rcptLimit: tuning.maxRcptsPerTransaction,
       transactions: tuning.maxTransactionsPerSession,

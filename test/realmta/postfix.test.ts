@@ -1,11 +1,8 @@
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '../../src/config.js';
-import { createEngine } from '../../src/core/index.js';
-import type { EngineResult } from '../../src/core/types.js';
-import type { MailWorld } from '../../src/mailworld/index.js';
-import { listDns, postfixList, truthOf, type RealMtaList } from './lists.js';
-import { postfixUnavailable, startPostfix, type PostfixBed } from './postfix-bed.js';
+import { assertVerdicts, usePostfix, verifyAll } from './engine-run.js';
+import { postfixList } from './lists.js';
+import { postfixUnavailable } from './postfix-bed.js';
 
 /**
  * Against Debian's Postfix with its stock defences (postfix-bed.ts): the engine must give every
@@ -18,55 +15,13 @@ const unavailable = postfixUnavailable();
 if (unavailable && process.env.PRESEND_REQUIRE_REAL_MTA === '1') throw new Error(`the real-MTA tests must run here, but ${unavailable}`);
 if (unavailable) process.stdout.write(`# real-MTA tests skipped: ${unavailable}\n`);
 
-async function verifyAll(world: MailWorld, bed: PostfixBed, addresses: readonly string[]): Promise<Map<string, EngineResult>> {
-  const engine = createEngine(loadConfig({ ...world.env(), PRESEND_SMTP_PORT: String(bed.port) }));
-  const results = new Map<string, EngineResult>();
-  try {
-    await engine.verifyMany(addresses, (r) => {
-      results.set(r.email, r);
-    });
-  } finally {
-    await engine.close();
-  }
-  return results;
-}
-
-function assertVerdicts(list: RealMtaList, results: Map<string, EngineResult>): void {
-  assert.equal(results.size, list.addresses.length);
-  const wrong = list.addresses.filter((a) => results.get(a)?.envelope.verdict !== truthOf(list, a));
-  assert.deepEqual(
-    wrong.slice(0, 10).map((a) => `${a}: ${results.get(a)?.envelope.verdict} (${results.get(a)?.envelope.reasons.join(',')}) ≠ ${truthOf(list, a)}`),
-    [],
-    `${wrong.length} wrong`,
-  );
-}
-
-/** A Postfix for the suite (started before its tests, stopped after them) and the DNS that points at it. */
-function usePostfix(list: RealMtaList, ip: string, smtpdOptions: string[] = []): { bed: () => PostfixBed; world: () => MailWorld } {
-  let bed: PostfixBed | undefined;
-  let world: MailWorld | undefined;
-  before(async () => {
-    bed = await startPostfix({ ip, domains: list.domains, recipients: [...list.existing], smtpdOptions });
-    world = await listDns(list, bed.ip);
-  });
-  after(async () => {
-    await world?.close();
-    await bed?.stop();
-  });
-  const started = <T>(value: T | undefined): T => {
-    if (!value) throw new Error('postfix not started');
-    return value;
-  };
-  return { bed: () => started(bed), world: () => started(world) };
-}
-
 describe('real Postfix, stock defences', { skip: unavailable ?? false }, () => {
   const list = postfixList({ perDomain: 300, unknownShare: 0.3, seed: 5 });
   const { bed: bedOf, world: worldOf } = usePostfix(list, '127.0.77.2');
 
   test('600 addresses over two domains, 30 % unknown: every address its verdict, and not one "too many errors" or "too many connections" in the log', async () => {
     const bed = bedOf();
-    const results = await verifyAll(worldOf(), bed, list.addresses);
+    const results = await verifyAll(worldOf(), bed.port, list.addresses);
     await bed.settle();
     assertVerdicts(list, results);
     assert.deepEqual(bed.limitLines(), []);
@@ -89,7 +44,7 @@ describe('real Postfix in stress mode (hard error limit 1): a 421 in the middle 
 
   test('loses nothing: the unanswered recipients are asked again and every address gets its verdict', async () => {
     const bed = bedOf();
-    const results = await verifyAll(worldOf(), bed, list.addresses);
+    const results = await verifyAll(worldOf(), bed.port, list.addresses);
     // Postfix ends a session (and cleanup removes the file an accepted RCPT opened) a moment
     // after the client has gone: the queue is read once it has settled.
     await bed.settle();

@@ -33,6 +33,8 @@ import type { RefusalEstimate } from './group-plan.js';
 
 export interface HostProfile {
   errorBudget: number;
+  /** Errors one transaction may collect; null once the host is known to count errors per session only. */
+  transactionErrors: number | null;
   sessions: number;
   rcptLimit: number;
   transactions: number;
@@ -45,11 +47,22 @@ export interface HostProfile {
 
 export interface HostDefaults {
   errorBudget: number;
+  /** Errors per transaction at first contact (FIRST_CONTACT_TRANSACTION_ERRORS); null: per session only. */
+  transactionErrors: number | null;
   sessions: number;
   rcptLimit: number;
   transactions: number;
 }
 
+/**
+ * Errors one transaction plans at first contact: Exim setups commonly delay each unknown
+ * recipient from the 4th of a message (`delay` in acl_smtp_rcpt, growing with $rcpt_fail_count;
+ * Exim spec ch. 42, "ACL modifiers"). Lifted for a host whose banner names an MTA that counts
+ * errors per session (server-family.ts), or that took more refusals in a message unslowed.
+ */
+export const FIRST_CONTACT_TRANSACTION_ERRORS = 3;
+/** Recipients of a host's own that must have been answered before its refusal share counts as known (group-plan.ts). */
+const KNOWN_SAMPLE = 20;
 /** Budget left for a tarpitting host: a few held-back rejections per session at most. */
 export const TARPIT_ERROR_BUDGET = 3;
 /** Share of refusals assumed before any reply was seen (a list with a quarter unknown is common). */
@@ -120,6 +133,8 @@ export class HostLearning {
             profile.rcptLimit = Math.max(1, n(stored.rcptLimit, profile.rcptLimit, this.defaults.rcptLimit));
             profile.transactions = Math.max(1, n(stored.transactions, profile.transactions, this.defaults.transactions));
             profile.greetings = typeof stored.greetings === 'number' && stored.greetings >= 1 ? stored.greetings : null;
+            if (stored.transactionErrors === null) profile.transactionErrors = null;
+            else if (typeof stored.transactionErrors === 'number' && stored.transactionErrors >= 1) profile.transactionErrors = Math.min(stored.transactionErrors, profile.errorBudget + 1);
             profile.strict = stored.strict === true;
             profile.tarpit = stored.tarpit === true;
             profile.rcpts = n(stored.rcpts, 0, STATS_WINDOW);
@@ -161,7 +176,7 @@ export class HostLearning {
     const profile = this.profile(host);
     const everywhere = (this.all.refusals + PRIOR_REFUSAL_RATE * PRIOR_WEIGHT) / (this.all.rcpts + PRIOR_WEIGHT);
     const own = (profile.refusals + everywhere * PRIOR_WEIGHT) / (profile.rcpts + PRIOR_WEIGHT);
-    return { rate: profile.rcpts < TRUSTED_SAMPLE ? Math.max(own, everywhere) : own, weight: profile.rcpts + PRIOR_WEIGHT };
+    return { rate: profile.rcpts < TRUSTED_SAMPLE ? Math.max(own, everywhere) : own, weight: profile.rcpts + PRIOR_WEIGHT, known: profile.rcpts >= KNOWN_SAMPLE };
   }
 
   /** The host showed its error limit: `limit` errors made it slow down, close, or drop us. */
@@ -170,6 +185,18 @@ export class HostLearning {
     const budget = Math.max(0, limit - 2);
     if (budget >= profile.errorBudget) return false;
     profile.errorBudget = budget;
+    return true;
+  }
+
+  /**
+   * The host counts errors per session, not per message (its banner names such an MTA, or a
+   * transaction of it took more refusals than the first-contact cap, none of them slowed): the
+   * cap on errors per transaction is lifted — learnt upwards, never by setting a limit off.
+   */
+  transactionErrorsLifted(host: string): boolean {
+    const profile = this.profile(host);
+    if (profile.transactionErrors === null) return false;
+    profile.transactionErrors = null;
     return true;
   }
 

@@ -20,11 +20,12 @@
  */
 import type { FactsCache, SessionLimiter } from '../ports.js';
 import { systemClock } from '../ports.js';
-import { BUDGET_SLACK, recipientsForRoom, worstCaseCeiling } from './group-plan.js';
-import { HostLearning, type HostProfile } from './host-profile.js';
+import { BUDGET_SLACK, planGroup } from './group-plan.js';
+import { FIRST_CONTACT_TRANSACTION_ERRORS, HostLearning, type HostProfile } from './host-profile.js';
 import type { SmtpReply } from './reply.js';
 import { ProbeSession, type SessionFailure, type SessionSettings, type TransactionResult } from './session.js';
 import { hostSignalOf } from './throttle.js';
+import { countsErrorsPerSession, serverFamilyOf } from './server-family.js';
 import { Entry, afterCut, afterHostPause, afterRefusal, afterSilence, type HostResultListener, type HostResult, type ProbeTarget, type PutBackRules } from './put-back.js';
 
 export type { HostOutcome, HostResult, HostResultListener, ProbeTarget } from './put-back.js';
@@ -42,6 +43,8 @@ export interface HostQueueSettings {
   maxRequeues?: number;
   /** Errors one session plans to collect at a host not known yet (host-profile.ts). Default 8. */
   errorBudget?: number;
+  /** Errors one transaction plans to collect at a host not known yet; null: the session's budget alone. Default 3 (host-profile.ts). */
+  transactionErrors?: number | null;
   /** First wait after the host refused or throttled us; doubled each time up to maxBackoffMs. Defaults 1000 / 8000 ms. */
   backoffMs?: number;
   maxBackoffMs?: number;
@@ -64,8 +67,6 @@ export const DEFAULT_HOST_THROTTLE_BOUND_MS = 180_000;
 const NO_CACHE: FactsCache = { get: () => Promise.resolve(undefined), set: () => Promise.resolve() };
 /** A 421 naming commands (Exim smtp_accept_max_nonmail, Postfix junk limit) limits transactions, not errors. */
 const COMMAND_LIMIT = /nonmail|non-mail|too many (?:commands|junk|unrecognized)/i;
-/** Sendmail names itself in its default banner ("220 host ESMTP Sendmail 8.17.1/8.17.1; date"). */
-const SENDMAIL = /\bSendmail\b/i;
 /** A 421 naming errors (Postfix "Error: too many errors", Exim "too many syntax or protocol errors") is an error limit. */
 const ERROR_LIMIT = /\berrors\b/i;
 
@@ -105,6 +106,7 @@ export class HostQueue {
         NO_CACHE,
         {
           errorBudget: settings.errorBudget ?? DEFAULT_ERROR_BUDGET,
+          transactionErrors: settings.transactionErrors === undefined ? FIRST_CONTACT_TRANSACTION_ERRORS : settings.transactionErrors,
           sessions: settings.maxSessions,
           rcptLimit: settings.maxRcptsPerTransaction,
           transactions: settings.maxTransactionsPerSession,
@@ -283,8 +285,7 @@ export class HostQueue {
     let after: AfterGroup = 'open';
     let transactions = 0;
     const maxTransactions = Math.min(this.settings.maxTransactionsPerSession, this.profile.transactions);
-    // Sendmail (MAXHELOCOMMANDS 3) sleeps from the third greeting of a session: known by its banner.
-    if (SENDMAIL.test(session.greeting.text) && this.learning.greetingsLimited(this.host, 2)) void this.learning.save(this.host);
+    this.readGreeting(session);
     // One group per session when groups cannot be checked by a repeated EHLO, or the host's replies once fell out of step.
     const oneGroup = session.strict || !session.canVerifyWithEhlo;
     try {
@@ -296,7 +297,7 @@ export class HostQueue {
         }
         const room = this.room(session);
         if (transactions > 0 && room < 1) break; // budget spent: the next recipients get a fresh session
-        const plan = this.take(session, room);
+        const plan = this.take(session);
         if (plan.batch.length === 0) {
           if (plan.roomAfter < 1 && this.pending.length > 0) break; // a fresh session serves them better
           if (!(await this.waitForWork(Math.min(this.settings.sessionIdleMs, session.remainingMs - this.settings.session.stepTimeoutMs)))) break;
@@ -325,28 +326,32 @@ export class HostQueue {
     return { farewell };
   }
 
-  /**
-   * A chunk for the next group: balanced over the free sessions, and sized to the error budget
-   * left. Empty when a fresh session would serve the waiting recipients better than the few
-   * this one's budget still allows: a group costs one round trip, a fresh session its setup
-   * (connect, greeting, EHLO: `setupRounds`) and one more, for a full budget's worth.
-   */
-  private take(session: ProbeSession, room: number): { batch: Entry[]; roomAfter: number } {
-    const free = Math.max(1, this.sessions - this.busy);
-    const limit = Math.min(this.settings.maxRcptsPerTransaction, this.profile.rcptLimit);
-    const balanced = Math.min(limit, Math.ceil(this.pending.length / free));
-    let sure = 0;
-    while (sure < balanced && this.pending[sure]?.target.urgent) sure++;
-    const estimate = this.learning.refusals(this.host);
-    const worst = worstCaseCeiling(this.profile.errorBudget) - session.errors - sure;
-    const cap = Math.min(balanced - sure, Math.max(1, worst));
-    const rest = room - sure >= 1 ? recipientsForRoom(room - sure, estimate, cap) : sure > 0 || balanced === 0 ? 0 : 1;
-    if (session.transactionsDone > 0 && sure === 0) {
-      const fresh = recipientsForRoom(this.profile.errorBudget + BUDGET_SLACK, estimate, limit);
-      if (rest * (this.setupRounds + 1) < fresh && this.pending.length >= fresh) return { batch: [], roomAfter: 0 };
-    }
-    const size = Math.min(balanced, sure + rest);
-    return { batch: this.pending.splice(0, size), roomAfter: room - sure - rest * estimate.rate };
+  /** What the greeting's name of the MTA tells before anything is set off (server-family.ts). */
+  private readGreeting(session: ProbeSession): void {
+    const family = serverFamilyOf(session.greeting.text);
+    // Sendmail (MAXHELOCOMMANDS 3) sleeps from the third greeting of a session.
+    let changed = family === 'sendmail' && this.learning.greetingsLimited(this.host, 2);
+    if (countsErrorsPerSession(family)) changed = this.learning.transactionErrorsLifted(this.host) || changed;
+    if (changed) void this.learning.save(this.host);
+  }
+
+  /** A chunk for the next group (group-plan.ts decides its size). */
+  private take(session: ProbeSession): { batch: Entry[]; roomAfter: number } {
+    let urgent = 0;
+    while (urgent < this.pending.length && this.pending[urgent]?.target.urgent) urgent++;
+    const plan = planGroup({
+      waiting: this.pending.length,
+      urgent,
+      freeSessions: this.sessions - this.busy,
+      rcptLimit: Math.min(this.settings.maxRcptsPerTransaction, this.profile.rcptLimit),
+      errorBudget: this.profile.errorBudget,
+      sessionErrors: session.errors,
+      transactionErrors: this.profile.transactionErrors,
+      estimate: this.learning.refusals(this.host),
+      transactionsDone: session.transactionsDone,
+      setupRounds: this.setupRounds,
+    });
+    return { batch: this.pending.splice(0, plan.size), roomAfter: plan.roomAfter };
   }
 
   private waitForWork(ms: number): Promise<boolean> {
@@ -486,14 +491,22 @@ export class HostQueue {
   private learn(session: ProbeSession, result: TransactionResult, sent: readonly Entry[]): boolean {
     let asked = 0;
     let refused = 0;
+    let refusedInMessage = 0;
     sent.forEach((entry, i) => {
       const reply = result.rcpt[i];
-      if (entry.target.urgent || !reply) return;
+      if (!reply) return;
+      if (reply.code >= 400) refusedInMessage++;
+      if (entry.target.urgent) return;
       asked++;
       if (reply.code >= 400) refused++;
     });
     this.learning.record(this.host, asked, refused);
     let changed = false;
+    const cap = this.profile.transactionErrors;
+    if (cap !== null && refusedInMessage > cap && result.verified && result.slowRejections === 0 && result.slowdownAfter === null) {
+      // More refusals in one message than the first-contact cap, none held back: no per-message delay here.
+      changed = this.learning.transactionErrorsLifted(this.host);
+    }
     const failure = result.failure;
     let backOff = false;
     if (result.slowEhlo) {

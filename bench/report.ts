@@ -10,12 +10,12 @@ import { machine } from './stats.js';
 
 /** The paragraph under the title of BENCHMARKS.md. */
 export const PREAMBLE = [
-  'Written by `npm run bench` (bench/run.ts); each benchmark can run alone: `npm run bench -- engine|compare|api|batch|scale|postfix|export|lists` (postfix needs the Debian postfix package and root; it is skipped, with the reason, where either is missing).',
+  'Written by `npm run bench` (bench/run.ts); each benchmark can run alone: `npm run bench -- engine|compare|api|batch|scale|postfix|export|lists|realmta` (postfix needs the Debian postfix package and root, realmta the real-MTA test bed of test/realmta/install.sh and root; they are skipped, with the reason, where one is missing).',
   'Every benchmark measures its baseline in the same run and reports ratios, since absolute times on a shared machine drift.',
   'These are benchmarks, not tests: CI does not run them and no test asserts a time.',
 ].join(' ');
 
-const ORDER = ['engine', 'compare', 'api', 'batch', 'scale', 'postfix', 'export', 'lists', 'lists-postgres'];
+const ORDER = ['engine', 'compare', 'api', 'batch', 'scale', 'postfix', 'export', 'lists', 'lists-postgres', 'realmta'];
 const START = (id: string): string => `<!-- bench:${id}:start -->`;
 const END = (id: string): string => `<!-- bench:${id}:end -->`;
 /** The summary rows per benchmark, kept as JSON in a comment so a partial run can rewrite the table. */

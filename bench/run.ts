@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- engine|compare|api|batch|scale|postfix|export|lists ...]`: runs the benchmarks (all eight by
+ * `npm run bench [-- engine|compare|api|batch|scale|postfix|export|lists|realmta ...]`: runs the benchmarks (all nine by
  * default, in that order) on this machine and writes their figures into BENCHMARKS.md.
  * Benchmarks, not tests: nothing here asserts a time; targets are reported as met or missed.
  */
@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   postfix: async () => (await import('./postfix.js')).postfixBench,
   export: async () => (await import('./export.js')).exportBench,
   lists: async () => (await import('./lists.js')).listsBench,
+  realmta: async () => (await import('./realmta.js')).realmtaBench,
 };
 
 const TITLES: Record<string, string> = {
@@ -30,6 +31,7 @@ const TITLES: Record<string, string> = {
   postfix: '6. Real Postfix (stock defences)',
   export: '7. Full export at the default limits',
   lists: '8. Lists at scale',
+  realmta: '9. Four real MTAs at 0 and 80 ms',
 };
 
 const REPORT = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));

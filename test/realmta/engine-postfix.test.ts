@@ -4,9 +4,10 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { assertVerdicts, postfixErrorsPerSession, usePostfix, verifyAll } from './engine-run.js';
+import { skipUnless } from './bed.js';
 import { postfixList, type RealMtaList } from './lists.js';
-import { postfixUnavailable } from './postfix-bed.js';
+import { postfixUnavailable, startPostfix } from './postfix-bed.js';
+import { assertVerdicts, useBed, verifyAll } from './suite.js';
 
 /**
  * How the engine reads a stock Postfix (docs/engine-sessions.md): first contact under its
@@ -14,18 +15,33 @@ import { postfixUnavailable } from './postfix-bed.js';
  * mailbox — sent by Postfix itself through an access map, worded as the providers word them —
  * stay with that address.
  */
-const unavailable = postfixUnavailable();
-if (unavailable && process.env.PRESEND_REQUIRE_REAL_MTA === '1') throw new Error(`the real-MTA tests must run here, but ${unavailable}`);
+const skip = skipUnless('Postfix', postfixUnavailable());
 
-describe('real Postfix: a domain whose every address is gone', { skip: unavailable ?? false }, () => {
+/**
+ * Errors per session as Postfix itself counts them: its `disconnect from …` line ends with
+ * `commands=OK/ALL` (Postfix ≥ 3.0), every command that was not OK an error.
+ */
+function postfixErrorsPerSession(log: string): number[] {
+  return log
+    .split('\n')
+    .map((line) => / disconnect from .* commands=(\d+)\/(\d+)/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[2]) - Number(m[1]));
+}
+
+function usePostfix(list: RealMtaList, ip: string, mainCf: string[] = []) {
+  return useBed(list, () => startPostfix({ ip, domains: list.domains, recipients: [...list.existing], mainCf }));
+}
+
+describe('real Postfix: a domain whose every address is gone', { skip }, () => {
   // Every address of gone.test is unknown to Postfix (the issue's list: 100 unknown recipients).
   const gone = postfixList({ perDomain: 100, unknownShare: 1, seed: 3, domains: ['gone.test'] });
   const list: RealMtaList = { ...gone, existing: new Set() };
-  const { bed: bedOf, world: worldOf } = usePostfix(list, '127.0.77.4');
+  const { bed: bedOf, world: worldOf, port } = usePostfix(list, '127.0.77.4');
 
   test('no session makes more than nine errors, catch-all probe counted (Postfix slows every reply from the tenth), by Postfix\'s own count', async () => {
     const bed = bedOf();
-    const results = await verifyAll(worldOf(), bed.port, list.addresses);
+    const results = await verifyAll(worldOf(), port(), list.addresses);
     await bed.settle();
     assertVerdicts(list, results);
     const errors = postfixErrorsPerSession(bed.log());
@@ -50,7 +66,7 @@ const PROVIDER_REPLIES: ReadonlyArray<[local: string, reply: string, verdict: st
   ['full.webde', '550 Benutzer hat das Speichervolumen ueberschritten', 'MAILBOX_FULL'],
 ];
 
-describe('real Postfix answering as the providers do: a reply about one mailbox stays with that address', { skip: unavailable ?? false }, () => {
+describe('real Postfix answering as the providers do: a reply about one mailbox stays with that address', { skip }, () => {
   const base = postfixList({ perDomain: 60, unknownShare: 0.25, seed: 21, domains: ['providers.test'] });
   const special = PROVIDER_REPLIES.map(([local]) => `${local}@providers.test`);
   // The specially answered ones exist in the recipient table: only the access map speaks for them.
@@ -61,11 +77,11 @@ describe('real Postfix answering as the providers do: a reply about one mailbox 
   writeFileSync(access, PROVIDER_REPLIES.map(([local, reply]) => `${local}@providers.test ${reply}`).join('\n') + '\n');
   chmodSync(access, 0o644);
   after(() => rmSync(dir, { recursive: true, force: true }));
-  const { bed: bedOf, world: worldOf } = usePostfix(list, '127.0.77.5', [], [`smtpd_recipient_restrictions = check_recipient_access texthash:${access}`]);
+  const { bed: bedOf, world: worldOf, port } = usePostfix(list, '127.0.77.5', [`smtpd_recipient_restrictions = check_recipient_access texthash:${access}`]);
 
   test('each address gets what its reply says; a busy mailbox is TRANSIENT with a retry window after one ask, and nothing else waits for it', async () => {
     const bed = bedOf();
-    const results = await verifyAll(worldOf(), bed.port, list.addresses);
+    const results = await verifyAll(worldOf(), port(), list.addresses);
     await bed.settle();
     for (const [local, , verdict] of PROVIDER_REPLIES) {
       const result = results.get(`${local}@providers.test`);

@@ -14,11 +14,11 @@
  * - `maillog_file`: postlogd writes the log to a file the tests read ("too many errors" etc.).
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { filesUnder, freePort, greeted, missingFor, readLog, settleServer, type MtaBed } from './bed.js';
 
 const run = promisify(execFile);
 const POSTFIX = '/usr/sbin/postfix';
@@ -26,14 +26,7 @@ const MASTER = '/usr/lib/postfix/sbin/master';
 
 /** Why the real-Postfix tests cannot run here, or null when they can. */
 export function postfixUnavailable(): string | null {
-  if (!existsSync(POSTFIX)) return `Debian's postfix is not installed (${POSTFIX} missing): apt-get install postfix, as .ci/run does`;
-  if (process.getuid?.() !== 0) return 'starting a private Postfix needs root (its master process drops privileges to the postfix user)';
-  try {
-    execFileSync('id', ['postfix'], { stdio: 'ignore' });
-  } catch {
-    return 'the postfix user does not exist (the package did not install cleanly)';
-  }
-  return null;
+  return missingFor('Postfix', [POSTFIX, MASTER], ['postfix']);
 }
 
 export interface PostfixOptions {
@@ -51,61 +44,8 @@ export interface PostfixOptions {
   port?: number;
 }
 
-export interface PostfixBed {
-  ip: string;
-  port: number;
-  hostname: string;
-  /** The mail log so far. */
-  log(): string;
-  /** Log lines that say a client hit a limit: "too many errors", "too many connections". */
-  limitLines(): string[];
-  /** Files in the queue (incoming, active, deferred, hold, maildrop): 0 when nothing was ever taken (read it after settle()). */
-  queuedFiles(): number;
-  /**
-   * Resolves once the server has settled after the client went: every session it logged as
-   * connected is logged as disconnected, the log has stopped growing, and no file is left in
-   * the queue — or after `timeoutMs` (default 10 s), whatever the state. Read the log and the
-   * queue after this, not the moment the client is done: smtpd and cleanup(8) finish a
-   * session a little after the client has closed it, later on a loaded machine.
-   */
-  settle(timeoutMs?: number): Promise<void>;
-  stop(): Promise<void>;
-}
-
-function freePort(ip: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, ip, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves once the server sends its greeting. */
-async function greeted(ip: string, port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: ip, port });
-      const done = (value: boolean): void => {
-        socket.destroy();
-        resolve(value);
-      };
-      socket.once('data', (chunk) => {
-        socket.write('QUIT\r\n');
-        done(chunk.toString().startsWith('220'));
-      });
-      socket.once('error', () => done(false));
-      socket.setTimeout(1000, () => done(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`postfix on ${ip}:${port} did not greet within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The Postfix of the bed; its settle() also waits for the queue files of unfinished sessions to go (see there). */
+export type PostfixBed = MtaBed;
 
 /**
  * The queue and data directories with the owners and modes of Debian's postfix-files (what
@@ -208,7 +148,7 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixBed>
   };
   // A test process that dies must not leave a Postfix behind.
   process.once('exit', stopSync);
-  const log = (): string => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  const log = (): string => readLog(logFile);
   try {
     // What `postfix start` does, without its slower checks: `master -w` returns once the services are up.
     await run(MASTER, ['-c', conf, '-w']);
@@ -222,47 +162,26 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixBed>
   }
 
   /** Files in the queue (incoming, active, deferred, hold, maildrop, corrupt). */
-  const queuedFiles = (): number => {
-    let count = 0;
-    for (const sub of ['incoming', 'active', 'deferred', 'hold', 'maildrop', 'corrupt']) {
-      const path = join(queue, sub);
-      if (!existsSync(path)) continue;
-      const walk = (p: string): void => {
-        for (const name of readdirSync(p)) {
-          const child = join(p, name);
-          if (statSync(child).isDirectory()) walk(child);
-          else count++;
-        }
-      };
-      walk(path);
-    }
-    return count;
-  };
+  const queuedFiles = (): number => ['incoming', 'active', 'deferred', 'hold', 'maildrop', 'corrupt'].reduce((sum, sub) => sum + filesUnder(join(queue, sub)), 0);
 
   return {
+    name: `Postfix ${execFileSync('/usr/sbin/postconf', ['-dh', 'mail_version']).toString().trim()}`,
     ip: options.ip,
     port,
     hostname,
     log,
     limitLines: () => log().split('\n').filter((line) => /too many errors|too many connections|Connection (?:concurrency|rate) limit exceeded/i.test(line)),
     queuedFiles,
-    async settle(timeoutMs = 10_000) {
+    settle(timeoutMs) {
       // While a session holds an accepted recipient, smtpd has a queue file open in incoming/
       // (cleanup creates it at the first accepted RCPT); when the session ends without DATA,
       // cleanup removes it after the client has gone. A message really taken never leaves the
       // queue (the relayhost is unroutable): waiting for the transient files takes nothing
       // from the check that the queue stays empty.
-      const deadline = Date.now() + timeoutMs;
-      let lastSize = -1;
-      for (;;) {
+      return settleServer(options.ip, port, log, timeoutMs, () => {
         const text = log();
-        const connects = text.match(/: connect from /g)?.length ?? 0;
-        const disconnects = text.match(/: disconnect from /g)?.length ?? 0;
-        const quiet = text.length === lastSize && connects === disconnects && queuedFiles() === 0;
-        if (quiet || Date.now() > deadline) return;
-        lastSize = text.length;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+        return (text.match(/: connect from /g)?.length ?? 0) === (text.match(/: disconnect from /g)?.length ?? 0) && queuedFiles() === 0;
+      });
     },
     async stop() {
       process.off('exit', stopSync);

@@ -1,8 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertVerdicts, usePostfix, verifyAll } from './engine-run.js';
-import { postfixList } from './lists.js';
-import { postfixUnavailable } from './postfix-bed.js';
+import { skipUnless } from './bed.js';
+import { postfixList, type RealMtaList } from './lists.js';
+import { postfixUnavailable, startPostfix } from './postfix-bed.js';
+import { assertNothingTaken, assertVerdicts, useBed, verifyAll } from './suite.js';
 
 /**
  * Against Debian's Postfix with its stock defences (postfix-bed.ts): the engine must give every
@@ -10,18 +11,20 @@ import { postfixUnavailable } from './postfix-bed.js';
  * delivered. Runs in CI (.ci/run installs postfix); skipped, with the reason, where the package
  * or root is missing.
  */
-const unavailable = postfixUnavailable();
-// CI (.ci/run) installs Postfix and sets PRESEND_REQUIRE_REAL_MTA: there a missing bed is a failure, not a skip.
-if (unavailable && process.env.PRESEND_REQUIRE_REAL_MTA === '1') throw new Error(`the real-MTA tests must run here, but ${unavailable}`);
-if (unavailable) process.stdout.write(`# real-MTA tests skipped: ${unavailable}\n`);
+const skip = skipUnless('Postfix', postfixUnavailable());
 
-describe('real Postfix, stock defences', { skip: unavailable ?? false }, () => {
+/** A Postfix for the suite (started before its tests, stopped after them) and the DNS that points at it. */
+function usePostfix(list: RealMtaList, ip: string, smtpdOptions: string[] = []) {
+  return useBed(list, () => startPostfix({ ip, domains: list.domains, recipients: [...list.existing], smtpdOptions }));
+}
+
+describe('real Postfix, stock defences', { skip }, () => {
   const list = postfixList({ perDomain: 300, unknownShare: 0.3, seed: 5 });
-  const { bed: bedOf, world: worldOf } = usePostfix(list, '127.0.77.2');
+  const { bed: bedOf, world: worldOf, port } = usePostfix(list, '127.0.77.2');
 
   test('600 addresses over two domains, 30 % unknown: every address its verdict, and not one "too many errors" or "too many connections" in the log', async () => {
     const bed = bedOf();
-    const results = await verifyAll(worldOf(), bed.port, list.addresses);
+    const results = await verifyAll(worldOf(), port(), list.addresses);
     await bed.settle();
     assertVerdicts(list, results);
     assert.deepEqual(bed.limitLines(), []);
@@ -30,21 +33,21 @@ describe('real Postfix, stock defences', { skip: unavailable ?? false }, () => {
   });
 
   test('no mail is ever delivered: the queue stays empty and nothing was sent', () => {
-    assert.equal(bedOf().queuedFiles(), 0);
+    assertNothingTaken(bedOf());
     assert.doesNotMatch(bedOf().log(), /status=sent|: message-id=/);
   });
 });
 
-describe('real Postfix in stress mode (hard error limit 1): a 421 in the middle of a pipelined group', { skip: unavailable ?? false }, () => {
+describe('real Postfix in stress mode (hard error limit 1): a 421 in the middle of a pipelined group', { skip }, () => {
   const list = postfixList({ perDomain: 40, unknownShare: 0.3, seed: 8 });
   // STRESS_README: `-o stress=yes` on the smtpd service forces the overload settings, among
   // them smtpd_hard_error_limit = 1: the command after a first rejection gets
   // "421 4.7.0 … Error: too many errors" and the session ends, pipelined RCPTs unanswered.
-  const { bed: bedOf, world: worldOf } = usePostfix(list, '127.0.77.3', ['stress=yes']);
+  const { bed: bedOf, world: worldOf, port } = usePostfix(list, '127.0.77.3', ['stress=yes']);
 
   test('loses nothing: the unanswered recipients are asked again and every address gets its verdict', async () => {
     const bed = bedOf();
-    const results = await verifyAll(worldOf(), bed.port, list.addresses);
+    const results = await verifyAll(worldOf(), port(), list.addresses);
     // Postfix ends a session (and cleanup removes the file an accepted RCPT opened) a moment
     // after the client has gone: the queue is read once it has settled.
     await bed.settle();

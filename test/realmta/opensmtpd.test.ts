@@ -1,0 +1,61 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { SmtpTalk } from '../mailworld/smtp-talk.js';
+import { skipUnless } from './bed.js';
+import { postfixList } from './lists.js';
+import { openSmtpdUnavailable, startOpenSmtpd } from './opensmtpd-bed.js';
+import { assertNothingTaken, useBed, verifyListAtBed } from './suite.js';
+
+/**
+ * Against OpenSMTPD 6.8 with its stock limits (opensmtpd-bed.ts), which does not offer
+ * PIPELINING and drops a client that pipelines anyway. Unknown users get "550 Invalid
+ * recipient" (a recipient table) or "524 5.2.4 Mailing list expansion problem" (a virtual
+ * table): both are no mailbox. Only one OpenSMTPD runs at a time (its spool and control socket
+ * are compiled in), so the suites of this file start theirs one after the other.
+ */
+const skip = skipUnless('OpenSMTPD', openSmtpdUnavailable());
+
+/** Issue 20 names OpenSMTPD's 524 5.2.4 for unknown virtual users among the replies the engine must read as no mailbox. */
+const WAITS_FOR_524 =
+  'waits for the engine (issue 20): its reply table reads OpenSMTPD\'s "524 5.2.4 Mailing list expansion problem" for an unknown virtual user as rcpt_rejected_unclassified (UNKNOWN), not as no mailbox';
+
+for (const setup of [
+  { label: 'a recipient table (550 Invalid recipient)', virtual: false, latency: undefined, seed: 41, todo: false as const },
+  { label: 'a virtual table (524 5.2.4)', virtual: true, latency: undefined, seed: 42, todo: WAITS_FOR_524 },
+  { label: 'a recipient table, behind an 80 ms round trip', virtual: false, latency: { relayIp: '127.0.80.4', oneWayMs: 40 }, seed: 43, todo: false as const },
+]) {
+  describe(`real OpenSMTPD, ${setup.label}`, { skip }, () => {
+    const list = postfixList({ perDomain: 150, unknownShare: 0.25, seed: setup.seed });
+    const use = useBed(list, () => startOpenSmtpd({ ip: '127.0.80.2', domains: list.domains, recipients: [...list.existing], virtual: setup.virtual }), setup.latency);
+
+    test('300 addresses over two domains, 25 % unknown: every address its verdict, no defence set off, nothing taken', { todo: setup.todo }, async () => {
+      await verifyListAtBed(use, list);
+      const bed = use.bed();
+      assert.deepEqual(bed.limitLines(), []);
+      const refused = bed.log().split('\n').filter((l) => /failed-command command="RCPT TO/.test(l)).length;
+      assert.ok(refused >= 0.2 * list.addresses.length, `OpenSMTPD refused ${refused} recipients`);
+    });
+  });
+}
+
+describe('the OpenSMTPD bed itself', { skip }, () => {
+  const list = postfixList({ perDomain: 5, unknownShare: 0.5, seed: 44 });
+  const use = useBed(list, () => startOpenSmtpd({ ip: '127.0.80.3', domains: list.domains, recipients: [...list.existing] }));
+
+  test('offers no PIPELINING, drops a client that pipelines anyway, and limitLines() shows it', async () => {
+    const bed = use.bed();
+    const talk = await SmtpTalk.open(bed.ip, bed.port);
+    assert.equal((await talk.read()).code, 220);
+    const ehlo = await talk.command('EHLO probe.test');
+    assert.equal(ehlo.code, 250);
+    assert.doesNotMatch(ehlo.text, /PIPELINING/);
+    talk.write(`MAIL FROM:<probe@probe.test>\r\nRCPT TO:<${[...list.existing][0]}>\r\n`);
+    const refused = await talk.read();
+    assert.equal(refused.code, 500);
+    assert.match(refused.text, /Pipelining not supported/);
+    await talk.closed;
+    await bed.settle();
+    assert.equal(bed.limitLines().length, 1, bed.limitLines().join('\n'));
+    assertNothingTaken(bed);
+  });
+});

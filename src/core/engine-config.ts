@@ -5,7 +5,7 @@
 import type { PresendConfig } from '../config.js';
 import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './smtp/reply.js';
 import { DEFAULT_HOST_THROTTLE_BOUND_MS } from './smtp/host-queue.js';
-import { FIRST_CONTACT_TRANSACTION_ERRORS } from './smtp/host-profile.js';
+import { FIRST_CONTACT_SESSION_RCPTS, FIRST_CONTACT_TRANSACTION_ERRORS } from './smtp/host-profile.js';
 
 export type EngineConfig = Pick<
   PresendConfig,
@@ -55,6 +55,8 @@ export interface EngineTuning {
    * ACL delay, from the 4th unknown recipient of a message); null: the session budget alone.
    */
   transactionErrorBudget: number | null;
+  /** Recipients one session carries at an MX host not known yet (per-connection caps, Haraka's limit plugin); null: unbounded. */
+  sessionRcptBudget: number | null;
   /** How long what was learnt about an MX host (error budget, sessions, limits) is kept in the FactsCache. */
   hostProfileTtlMs: number;
   /**
@@ -95,6 +97,7 @@ export function resolveTuning(config: EngineConfig): EngineTuning {
     replyLimits: config.replyLimits ?? DEFAULT_REPLY_LIMITS,
     sessionErrorBudget: Math.max(0, config.sessionErrorBudget ?? 8),
     transactionErrorBudget: config.transactionErrorBudget === undefined ? FIRST_CONTACT_TRANSACTION_ERRORS : config.transactionErrorBudget,
+    sessionRcptBudget: config.sessionRcptBudget === undefined ? FIRST_CONTACT_SESSION_RCPTS : config.sessionRcptBudget,
     hostProfileTtlMs: config.hostProfileTtlMs ?? 24 * 3_600_000,
     slowReplyMs: config.slowReplyMs ?? 600,
     maxRequeues: config.maxRequeues ?? 5,

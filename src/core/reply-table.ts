@@ -128,6 +128,17 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
     source: 'https://postmaster.orange.fr/ ; https://www.postmastery.com/orange-postmaster-smtp-error-codes-ofr/',
   },
   {
+    id: 'opensmtpd-virtual-unknown',
+    class: 'no_mailbox',
+    about: 'recipient',
+    basis: 'text',
+    codes: '5xx',
+    enhanced: /^5\.2\.4$/,
+    text: /mailing list expansion problem/i,
+    why: 'OpenSMTPD answers a recipient its virtual table does not know with "524 5.2.4 Mailing list expansion problem" (the expansion of the address found nothing): no such mailbox.',
+    source: 'https://github.com/OpenSMTPD/OpenSMTPD/blob/master/usr.sbin/smtpd/smtp_session.c ; test/realmta/opensmtpd-bed.ts (OpenSMTPD 6.8, measured)',
+  },
+  {
     id: 'apple-lookup-glitch',
     class: 'temporary',
     about: 'recipient',

@@ -13,8 +13,8 @@
  */
 export const THROTTLE_TEXT = new RegExp(
   [
-    // Postfix/Exim/Sendmail limits: "too many recipients|errors|connections", "too much mail"
-    String.raw`too many (?:recipients|connections|concurrent|errors|messages|sessions|smtp sessions|nonmail commands|commands|invalid recipients|unknown recipients|bad recipients)`,
+    // Postfix/Exim/Sendmail limits: "too many recipients|errors|connections", "too much mail"; Haraka limit "Too many recipient attempts"
+    String.raw`too many (?:recipients|recipient attempts|connections|concurrent|errors|messages|sessions|smtp sessions|nonmail commands|commands|invalid recipients|unknown recipients|bad recipients)`,
     String.raw`too much mail`,
     String.raw`\brate[- ]?limit`,
     String.raw`ratelimit`,

@@ -79,6 +79,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     {
       errorBudget: tuning.sessionErrorBudget,
       transactionErrors: tuning.transactionErrorBudget,
+      sessionRcpts: tuning.sessionRcptBudget,
       sessions: config.maxSessionsPerMx,
       rcptLimit: tuning.maxRcptsPerTransaction,
       transactions: tuning.maxTransactionsPerSession,

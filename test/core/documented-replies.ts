@@ -275,6 +275,12 @@ export const DOCUMENTED_REPLIES: readonly DocumentedReply[] = [
   { who: 'mail world, full', reply: '452 4.2.2 mailbox full', expected: 'full', source: MAILWORLD },
   { who: 'mail world, disabled', reply: '550 5.2.1 mailbox disabled', expected: 'disabled', source: MAILWORLD },
   { who: 'mail world, Spamhaus at RCPT', reply: '554 5.7.1 Spamhaus block at RCPT', expected: 'blocked', source: MAILWORLD },
+  // OpenSMTPD 6.8, a virtual table that does not know the user (measured on the test bed)
+  { who: 'OpenSMTPD, unknown user of a virtual table', reply: '524 5.2.4 Mailing list expansion problem: <nobody@example.com>', expected: 'no_mailbox', source: 'https://github.com/OpenSMTPD/OpenSMTPD/blob/master/usr.sbin/smtpd/smtp_session.c' },
+  { who: 'OpenSMTPD, unknown user of a recipient table', reply: '550 Invalid recipient: <nobody@example.com>', expected: 'no_mailbox', source: 'https://github.com/OpenSMTPD/OpenSMTPD/blob/master/usr.sbin/smtpd/smtp_session.c' },
+  // Haraka's limit plugin (measured on the test bed, Haraka 3.3.4 with haraka-plugin-limit)
+  { who: 'Haraka limit, recipients per connection', reply: '450 Too many recipient attempts', expected: 'throttled', source: 'https://github.com/haraka/haraka-plugin-limit' },
+  { who: 'Haraka limit, connections per client', reply: '421 Too many concurrent connections', expected: 'throttled', source: 'https://github.com/haraka/haraka-plugin-limit' },
   // Web.de / GMX (German, bilingual)
   { who: 'Web.de, over storage (German)', reply: '550 Benutzer hat das Speichervolumen ueberschritten. / User has exhausted allowed storage space.', expected: 'full', source: SITEPACKAGE },
   { who: 'Web.de, unknown user (German)', reply: '550 Benutzer nicht bekannt/User unknown', expected: 'no_mailbox', source: SITEPACKAGE },

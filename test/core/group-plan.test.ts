@@ -1,7 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { planGroup, type GroupPlanInput } from '../../src/core/smtp/group-plan.js';
+import { HostLearning } from '../../src/core/smtp/host-profile.js';
 import { countsErrorsPerSession, serverFamilyOf } from '../../src/core/smtp/server-family.js';
+import { FIRST_CONTACT_SESSIONS, sessionCeiling, sessionsForPath } from '../../src/core/smtp/session-count.js';
 
 /** A fresh session at a host never asked before: Postfix-like budget, Exim-like cap per message. */
 const FIRST: GroupPlanInput = {
@@ -9,6 +11,7 @@ const FIRST: GroupPlanInput = {
   urgent: 1,
   freeSessions: 1,
   rcptLimit: 100,
+  sessionRcptsLeft: null,
   errorBudget: 8,
   sessionErrors: 0,
   transactionErrors: 3,
@@ -78,5 +81,51 @@ describe('the greeting names the MTA (server-family.ts)', () => {
     assert.equal(countsErrorsPerSession('exim'), false);
     assert.equal(countsErrorsPerSession(null), false);
     for (const family of ['postfix', 'sendmail', 'opensmtpd', 'haraka', 'exchange'] as const) assert.equal(countsErrorsPerSession(family), true, family);
+  });
+});
+
+describe('sessions sized to the path, under what the host allows (session-count.ts)', () => {
+  test('two on a near path, one more per 10 ms of round trip, never above what is allowed', () => {
+    assert.equal(sessionsForPath(0.2, false, 10), 2);
+    assert.equal(sessionsForPath(80, false, 10), 10);
+    assert.equal(sessionsForPath(40, false, 10), 6);
+    assert.equal(sessionsForPath(80, false, 3), 3);
+    assert.equal(sessionsForPath(0, false, 1), 1);
+  });
+
+  test('a host that holds every reply gets every session it allows, whatever the path', () => {
+    assert.equal(sessionsForPath(0.2, true, 3), 3);
+  });
+
+  test('what each MTA allows a client by default; an unnamed server gets the first-contact three', () => {
+    assert.deepEqual(
+      (['postfix', 'exim', 'exchange', 'haraka', 'opensmtpd', 'sendmail', null] as const).map((family) => sessionCeiling(family)),
+      [50, 10, 10, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS],
+    );
+  });
+});
+
+describe('a slowdown from the first error is a penalised client, not an error limit (host-profile.ts)', () => {
+  const learning = (): HostLearning =>
+    new HostLearning({ get: () => Promise.resolve(undefined), set: () => Promise.resolve() }, { errorBudget: 8, transactionErrors: 3, sessionRcpts: 20, sessions: 10, rcptLimit: 100, transactions: 10 }, 0);
+
+  test('every reply slow after one error (Haraka karma): the budget stays, every reply is marked slow', () => {
+    const l = learning();
+    assert.equal(l.slowdownSeen('mx.haraka.test', 1), true);
+    assert.deepEqual([l.profile('mx.haraka.test').errorBudget, l.profile('mx.haraka.test').slowEveryReply], [8, true]);
+  });
+
+  test('every reply slow after ten errors (Postfix soft limit): the limit is learnt, the budget is eight', () => {
+    const l = learning();
+    assert.equal(l.slowdownSeen('mx.postfix.test', 10), false, 'already under it');
+    assert.equal(l.slowdownSeen('mx.strict.test', 6), true);
+    assert.deepEqual([l.profile('mx.strict.test').errorBudget, l.profile('mx.strict.test').slowEveryReply], [4, false]);
+  });
+
+  test('a per-connection recipient cap is learnt where the host refused, never raised by trying', () => {
+    const l = learning();
+    assert.equal(l.sessionRcptsLimited('mx.haraka.test', 12), true);
+    assert.equal(l.profile('mx.haraka.test').sessionRcpts, 12);
+    assert.equal(l.sessionRcptsLimited('mx.haraka.test', 15), false);
   });
 });

@@ -69,6 +69,8 @@ export interface GroupPlanInput {
   freeSessions: number;
   /** Recipients per transaction (configured, or the host's learnt limit). */
   rcptLimit: number;
+  /** Recipients this session may still carry (a per-connection cap), or null when unbounded. */
+  sessionRcptsLeft: number | null;
   /** Errors the host's sessions plan to collect, and the errors this session has collected. */
   errorBudget: number;
   sessionErrors: number;
@@ -101,7 +103,8 @@ export interface GroupPlan {
  */
 export function planGroup(input: GroupPlanInput): GroupPlan {
   const room = input.errorBudget + BUDGET_SLACK - input.sessionErrors;
-  const balanced = Math.min(input.rcptLimit, Math.ceil(input.waiting / Math.max(1, input.freeSessions)));
+  const perSession = input.sessionRcptsLeft === null ? input.rcptLimit : Math.max(0, Math.min(input.rcptLimit, input.sessionRcptsLeft));
+  const balanced = Math.min(perSession, Math.ceil(input.waiting / Math.max(1, input.freeSessions)));
   const sure = Math.min(balanced, input.urgent);
   const worst = worstCaseCeiling(input.errorBudget) - input.sessionErrors - sure;
   const cap = Math.min(balanced - sure, Math.max(1, worst));

@@ -21,11 +21,13 @@
 import type { FactsCache, SessionLimiter } from '../ports.js';
 import { systemClock } from '../ports.js';
 import { BUDGET_SLACK, planGroup } from './group-plan.js';
-import { FIRST_CONTACT_TRANSACTION_ERRORS, HostLearning, type HostProfile } from './host-profile.js';
+import { FIRST_CONTACT_SESSION_RCPTS, FIRST_CONTACT_TRANSACTION_ERRORS, HostLearning, type HostProfile } from './host-profile.js';
 import type { SmtpReply } from './reply.js';
 import { ProbeSession, type SessionFailure, type SessionSettings, type TransactionResult } from './session.js';
 import { hostSignalOf } from './throttle.js';
-import { countsErrorsPerSession, serverFamilyOf } from './server-family.js';
+import { learnFromTransaction } from './transaction-lessons.js';
+import { capsRecipientsPerMessage, countsErrorsPerSession, serverFamilyOf } from './server-family.js';
+import { sessionCeiling, sessionsForPath } from './session-count.js';
 import { Entry, afterCut, afterHostPause, afterRefusal, afterSilence, type HostResultListener, type HostResult, type ProbeTarget, type PutBackRules } from './put-back.js';
 
 export type { HostOutcome, HostResult, HostResultListener, ProbeTarget } from './put-back.js';
@@ -45,6 +47,8 @@ export interface HostQueueSettings {
   errorBudget?: number;
   /** Errors one transaction plans to collect at a host not known yet; null: the session's budget alone. Default 3 (host-profile.ts). */
   transactionErrors?: number | null;
+  /** Recipients one session carries at a host not known yet; null: unbounded. Default 20 (host-profile.ts). */
+  sessionRcpts?: number | null;
   /** First wait after the host refused or throttled us; doubled each time up to maxBackoffMs. Defaults 1000 / 8000 ms. */
   backoffMs?: number;
   maxBackoffMs?: number;
@@ -65,10 +69,8 @@ export const DEFAULT_ERROR_BUDGET = 8;
 const DEFAULT_MAX_REQUEUES = 5;
 export const DEFAULT_HOST_THROTTLE_BOUND_MS = 180_000;
 const NO_CACHE: FactsCache = { get: () => Promise.resolve(undefined), set: () => Promise.resolve() };
-/** A 421 naming commands (Exim smtp_accept_max_nonmail, Postfix junk limit) limits transactions, not errors. */
-const COMMAND_LIMIT = /nonmail|non-mail|too many (?:commands|junk|unrecognized)/i;
-/** A 421 naming errors (Postfix "Error: too many errors", Exim "too many syntax or protocol errors") is an error limit. */
-const ERROR_LIMIT = /\berrors\b/i;
+/** A refusal naming recipient attempts (Haraka limit "Too many recipient attempts") caps recipients per connection. */
+const PER_CONNECTION_RCPTS = /recipient attempts/i;
 
 export class HostQueue {
   private pending: Entry[] = [];
@@ -79,6 +81,8 @@ export class HostQueue {
   private closing = false;
   /** What opening a session costs here, in round trips (connect, greeting, EHLO, TLS): smoothed. */
   private setupRounds = 3;
+  /** The path's round trip (TCP connect), smoothed; null until a session was opened. */
+  private pathMs: number | null = null;
   private backoffStep = 0;
   private backoffUntil = 0;
   private wakeBackoff: (() => void) | null = null;
@@ -107,6 +111,7 @@ export class HostQueue {
         {
           errorBudget: settings.errorBudget ?? DEFAULT_ERROR_BUDGET,
           transactionErrors: settings.transactionErrors === undefined ? FIRST_CONTACT_TRANSACTION_ERRORS : settings.transactionErrors,
+          sessionRcpts: settings.sessionRcpts === undefined ? FIRST_CONTACT_SESSION_RCPTS : settings.sessionRcpts,
           sessions: settings.maxSessions,
           rcptLimit: settings.maxRcptsPerTransaction,
           transactions: settings.maxTransactionsPerSession,
@@ -148,8 +153,8 @@ export class HostQueue {
     if (this.idle.length > 0) for (const wake of this.idle.splice(0)) wake();
     // A further session only pays off for a few recipients more: a single check (and its
     // catch-all probe) rides one session, a batch of a domain gets the full allowance.
-    const wanted = Math.min(this.target, Math.ceil(this.pending.length / MIN_RECIPIENTS_PER_SESSION));
-    if (this.sessions < wanted) this.spawn(false);
+    const wanted = Math.min(this.wanted(), Math.ceil(this.pending.length / MIN_RECIPIENTS_PER_SESSION));
+    while (this.sessions < wanted) this.spawn(false);
   }
 
   /**
@@ -158,7 +163,7 @@ export class HostQueue {
    */
   warm(expectedRecipients: number): void {
     if (this.closing) return;
-    const wanted = Math.min(this.target, Math.ceil(expectedRecipients / MIN_RECIPIENTS_PER_SESSION));
+    const wanted = Math.min(this.wanted(), Math.ceil(expectedRecipients / MIN_RECIPIENTS_PER_SESSION));
     while (this.sessions < wanted) this.spawn(true);
   }
 
@@ -177,15 +182,21 @@ export class HostQueue {
       await this.ready;
       await this.backedOff();
       // What was learnt (or a back-off) may allow fewer sessions than were started.
-      if (this.closing || this.sessions > this.target || (!warm && this.pending.length === 0)) return;
+      if (this.closing || this.sessions > this.wanted() || (!warm && this.pending.length === 0)) return;
       release = await this.limiter.acquire(this.host);
       let opened = null;
       for (let tries = 0; tries < 2 && (warm || this.pending.length > 0) && !this.closing; tries++) {
         const started = this.now();
-        opened = await ProbeSession.open(this.host, this.addresses, { ...this.settings.session, useStartTls: !this.tlsBroken, strict: this.profile.strict });
+        opened = await ProbeSession.open(this.host, this.addresses, {
+          ...this.settings.session,
+          useStartTls: !this.tlsBroken,
+          strict: this.profile.strict,
+          awaitSlowReplies: this.profile.slowEveryReply,
+        });
         if (opened.ok) {
           const rounds = (this.now() - started) / Math.max(0.1, opened.session.roundTripMs);
           this.setupRounds = 0.7 * this.setupRounds + 0.3 * Math.min(rounds, 100);
+          this.pathMs = this.pathMs === null ? opened.session.connectMs : 0.7 * this.pathMs + 0.3 * opened.session.connectMs;
         }
         // Opportunistic TLS (RFC 3207): a broken handshake is retried once in plaintext.
         if (!opened.ok && opened.failure.kind === 'tls' && !this.tlsBroken) {
@@ -211,6 +222,21 @@ export class HostQueue {
         this.onIdle?.();
       }
     }
+  }
+
+  /** Sessions at once this host allows as known: the politeness cap, what it taught, the limit its MTA keeps (session-count.ts). */
+  private allowed(): number {
+    return Math.max(1, Math.min(this.target, this.profile.sessionCeiling));
+  }
+
+  /** Sessions at once worth having now: sized to the path (session-count.ts). */
+  private wanted(): number {
+    return sessionsForPath(this.pathMs ?? 0, this.profile.slowEveryReply, this.allowed());
+  }
+
+  /** The host is busier than our sessions: one fewer at once than were open (or allowed) when it said so. */
+  private fewerSessions(): void {
+    this.target = Math.max(1, Math.min(this.allowed(), this.sessions) - 1);
   }
 
   /** Waits out a back-off the host asked for (a refusal or throttling); close() cuts it short. */
@@ -241,7 +267,7 @@ export class HostQueue {
     if (this.sessions > 1) {
       // Another session of this host is up or on its way: the host is merely busier than
       // our limit (421 too many connections). Serve it with fewer sessions from now on.
-      this.target = Math.max(1, this.target - 1);
+      this.fewerSessions();
       if (refusedForNow && this.profile.sessions > this.target) {
         this.profile.sessions = this.target;
         void this.learning.save(this.host);
@@ -284,6 +310,8 @@ export class HostQueue {
     this.live.add(session);
     let after: AfterGroup = 'open';
     let transactions = 0;
+    /** Recipients this session has carried (probes counted: a per-connection cap counts every RCPT). */
+    let carried = 0;
     const maxTransactions = Math.min(this.settings.maxTransactionsPerSession, this.profile.transactions);
     this.readGreeting(session);
     // One group per session when groups cannot be checked by a repeated EHLO, or the host's replies once fell out of step.
@@ -297,7 +325,7 @@ export class HostQueue {
         }
         const room = this.room(session);
         if (transactions > 0 && room < 1) break; // budget spent: the next recipients get a fresh session
-        const plan = this.take(session);
+        const plan = this.take(session, carried);
         if (plan.batch.length === 0) {
           if (plan.roomAfter < 1 && this.pending.length > 0) break; // a fresh session serves them better
           if (!(await this.waitForWork(Math.min(this.settings.sessionIdleMs, session.remainingMs - this.settings.session.stepTimeoutMs)))) break;
@@ -306,10 +334,12 @@ export class HostQueue {
         // QUIT rides the group when the session certainly ends with it; otherwise EHLO ends the
         // group (and checks it), and the session may serve more or linger for more work.
         const greetingsLeft = this.profile.greetings === null || session.greetings < this.profile.greetings;
-        const final = oneGroup || !greetingsLeft || transactions + 1 >= maxTransactions || plan.roomAfter < 1;
+        const final = oneGroup || !greetingsLeft || transactions + 1 >= maxTransactions || plan.roomAfter < 1 || (plan.rcptsLeft !== null && plan.rcptsLeft < 1);
+        const before = carried;
+        carried += plan.batch.length;
         this.busy++;
         try {
-          after = await this.run(session, plan.batch, final);
+          after = await this.run(session, plan.batch, final, before);
         } finally {
           this.busy--;
         }
@@ -332,26 +362,36 @@ export class HostQueue {
     // Sendmail (MAXHELOCOMMANDS 3) sleeps from the third greeting of a session.
     let changed = family === 'sendmail' && this.learning.greetingsLimited(this.host, 2);
     if (countsErrorsPerSession(family)) changed = this.learning.transactionErrorsLifted(this.host) || changed;
+    if (capsRecipientsPerMessage(family)) changed = this.learning.sessionRcptsLifted(this.host) || changed;
+    changed = this.learning.sessionCeilingKnown(this.host, sessionCeiling(family)) || changed;
+    // The greeting itself held (EHLO answered far later than the path's round trip): every reply will be.
+    if (session.greetedSlowly) changed = this.learning.everyReplySlow(this.host) || changed;
     if (changed) void this.learning.save(this.host);
   }
 
   /** A chunk for the next group (group-plan.ts decides its size). */
-  private take(session: ProbeSession): { batch: Entry[]; roomAfter: number } {
+  private take(session: ProbeSession, carried: number): { batch: Entry[]; roomAfter: number; rcptsLeft: number | null } {
     let urgent = 0;
     while (urgent < this.pending.length && this.pending[urgent]?.target.urgent) urgent++;
+    const profile = this.profile;
+    const rcptsLeft = profile.sessionRcpts === null ? null : profile.sessionRcpts - carried;
+    // At a host that holds every reply anyway, a refusal costs no more than an acceptance: the
+    // session is filled to its recipient cap instead of ended early to dodge a slowdown.
+    const slow = profile.slowEveryReply;
     const plan = planGroup({
       waiting: this.pending.length,
       urgent,
       freeSessions: this.sessions - this.busy,
-      rcptLimit: Math.min(this.settings.maxRcptsPerTransaction, this.profile.rcptLimit),
-      errorBudget: this.profile.errorBudget,
+      rcptLimit: Math.min(this.settings.maxRcptsPerTransaction, profile.rcptLimit),
+      sessionRcptsLeft: rcptsLeft,
+      errorBudget: slow ? Math.max(profile.errorBudget, profile.sessionRcpts ?? profile.rcptLimit) : profile.errorBudget,
       sessionErrors: session.errors,
-      transactionErrors: this.profile.transactionErrors,
+      transactionErrors: slow ? null : profile.transactionErrors,
       estimate: this.learning.refusals(this.host),
       transactionsDone: session.transactionsDone,
       setupRounds: this.setupRounds,
     });
-    return { batch: this.pending.splice(0, plan.size), roomAfter: plan.roomAfter };
+    return { batch: this.pending.splice(0, plan.size), roomAfter: plan.roomAfter, rcptsLeft: rcptsLeft === null ? null : rcptsLeft - plan.size };
   }
 
   private waitForWork(ms: number): Promise<boolean> {
@@ -371,7 +411,7 @@ export class HostQueue {
   }
 
   /** One transaction for a chunk, ended by QUIT when `final`, else by EHLO; its replies count once the group ended in step. */
-  private async run(session: ProbeSession, batch: Entry[], final: boolean): Promise<AfterGroup> {
+  private async run(session: ProbeSession, batch: Entry[], final: boolean, carriedBefore: number): Promise<AfterGroup> {
     const sendable: Entry[] = [];
     for (const entry of batch) {
       if (entry.settled) continue;
@@ -448,10 +488,15 @@ export class HostQueue {
     const throttle = lastThrottle;
     this.putBack(afterRefusal(tooMany, this.rules(), { kind: 'temporary', step: 'rcpt', reply: null, detail: 'too many recipients, again and again' }));
     this.putBack(afterHostPause(back, this.rules(), throttle, `the host kept throttling: ${throttle?.code ?? ''} ${throttle?.text ?? ''}`.slice(0, 300)));
+    if (throttle !== null && PER_CONNECTION_RCPTS.test(throttle.text)) {
+      // A cap on recipients per connection (Haraka's limit plugin): learnt from where it refused.
+      const first = sendable.findIndex((_, i) => PER_CONNECTION_RCPTS.test(result.rcpt[i]?.text ?? ''));
+      if (first >= 0 && this.learning.sessionRcptsLimited(this.host, carriedBefore + first)) void this.learning.save(this.host);
+    }
     if (throttle !== null) {
       // Rate limited: wait before the next session, and use fewer at once.
       this.backOff();
-      this.target = Math.max(1, this.target - 1);
+      this.fewerSessions();
     }
     if (result.closed) return failure ? 'broken' : 'closed';
     // A throttled host (or one that asked for a back-off) gets no more from this session.
@@ -487,64 +532,15 @@ export class HostQueue {
     return from;
   }
 
-  /** What the transaction teaches about the host; true when the host asked us to back off. */
+  /** What the transaction teaches about the host (transaction-lessons.ts); true when the host asked us to back off. */
   private learn(session: ProbeSession, result: TransactionResult, sent: readonly Entry[]): boolean {
-    let asked = 0;
-    let refused = 0;
-    let refusedInMessage = 0;
-    sent.forEach((entry, i) => {
-      const reply = result.rcpt[i];
-      if (!reply) return;
-      if (reply.code >= 400) refusedInMessage++;
-      if (entry.target.urgent) return;
-      asked++;
-      if (reply.code >= 400) refused++;
-    });
-    this.learning.record(this.host, asked, refused);
-    let changed = false;
-    const cap = this.profile.transactionErrors;
-    if (cap !== null && refusedInMessage > cap && result.verified && result.slowRejections === 0 && result.slowdownAfter === null) {
-      // More refusals in one message than the first-contact cap, none held back: no per-message delay here.
-      changed = this.learning.transactionErrorsLifted(this.host);
-    }
-    const failure = result.failure;
-    let backOff = false;
-    if (result.slowEhlo) {
-      // A late answer to a repeated greeting: the host counts them (Sendmail); stay below this one.
-      changed = this.learning.greetingsLimited(this.host, session.greetings - 1);
-    }
-    if (result.desync) {
-      changed = !this.profile.strict || changed;
-      this.profile.strict = true;
-    } else if (result.slowdownAfter !== null) {
-      // Every reply slowed once the session had made N errors: the host's limit is N.
-      changed = this.learning.limitSeen(this.host, result.slowdownAfter) || changed;
-    } else if (result.slowRejections >= 2) {
-      // Rejections held back one by one (two of them: one could be a stall of this process).
-      changed = this.learning.tarpitSeen(this.host) || changed;
-    }
-    const closing = failure?.reply?.code === 421 ? failure.reply : null;
-    if (result.closedAfterGreeting) {
-      // Closed right after a repeated greeting (Postfix counts EHLO as a junk command): fewer greetings per session.
-      changed = this.learning.greetingsLimited(this.host, Math.max(1, session.greetings - 1)) || changed;
-    } else if (closing && COMMAND_LIMIT.test(closing.text)) {
-      // The host counts commands (RSET, NOOP…): fewer transactions per session.
-      const most = Math.max(1, session.transactionsDone - 1);
-      if (most < this.profile.transactions) {
-        this.profile.transactions = most;
-        changed = true;
-      }
-    } else if (session.errors > 0 && ((closing && ERROR_LIMIT.test(closing.text)) || (failure?.kind === 'dropped' && !result.desync))) {
-      // Closed for errors (or cut without a word) after N errors: that is the host's error limit.
-      changed = this.learning.limitSeen(this.host, session.errors) || changed;
-    } else if (closing) {
+    const asksForTime = learnFromTransaction(this.learning, this.host, session, result, sent.map((entry) => entry.target.urgent === true));
+    if (asksForTime) {
       // A 421 with no error behind it: the host is busy or rate-limiting; give it time.
-      backOff = true;
       this.backOff();
-      this.target = Math.max(1, this.target - 1);
+      this.fewerSessions();
     }
-    if (changed) void this.learning.save(this.host);
-    return backOff;
+    return asksForTime;
   }
 
   /** The host ended the group: a 421, an error sleep, or a drop after errors (not a timeout, not a drop out of the blue). */

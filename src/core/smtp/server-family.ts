@@ -32,6 +32,15 @@ export function serverFamilyOf(greeting: string): ServerFamily | null {
 }
 
 /**
+ * Whether the MTA caps recipients per message only (Postfix smtpd_recipient_limit, Exim
+ * recipients_max, Sendmail MaxRecipientsPerMessage, OpenSMTPD, Exchange): no per-connection cap
+ * to keep under. Haraka's limit plugin caps recipients per connection; unknown servers may.
+ */
+export function capsRecipientsPerMessage(family: ServerFamily | null): boolean {
+  return family !== null && family !== 'haraka';
+}
+
+/**
  * Whether the MTA counts refused recipients per session only — no per-message delay to keep
  * under. Unknown servers and Exim are assumed to count per message until they show otherwise.
  */

@@ -100,7 +100,7 @@ describe('sessions sized to the path, under what the host allows (session-count.
   test('what each MTA allows a client by default; an unnamed server gets the first-contact three', () => {
     assert.deepEqual(
       (['postfix', 'exim', 'exchange', 'haraka', 'opensmtpd', 'sendmail', null] as const).map((family) => sessionCeiling(family)),
-      [50, 10, 10, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS],
+      [40, 8, 8, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS],
     );
   });
 });

@@ -67,6 +67,8 @@ const is2xx = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 3
 const MIN_RECIPIENTS_PER_SESSION = 4;
 export const DEFAULT_ERROR_BUDGET = 8;
 const DEFAULT_MAX_REQUEUES = 5;
+/** A path this long (round trip, ms) leaves a QUIT on its way while the next session connects. */
+const FAR_PATH_MS = 5;
 export const DEFAULT_HOST_THROTTLE_BOUND_MS = 180_000;
 const NO_CACHE: FactsCache = { get: () => Promise.resolve(undefined), set: () => Promise.resolve() };
 /** A refusal naming recipient attempts (Haraka limit "Too many recipient attempts") caps recipients per connection. */
@@ -81,6 +83,8 @@ export class HostQueue {
   private closing = false;
   /** What opening a session costs here, in round trips (connect, greeting, EHLO, TLS): smoothed. */
   private setupRounds = 3;
+  /** Sessions whose QUIT was sent and whose 221 is awaited: still open at the server. */
+  private closingSessions = 0;
   /** The path's round trip (TCP connect), smoothed; null until a session was opened. */
   private pathMs: number | null = null;
   private backoffStep = 0;
@@ -154,7 +158,7 @@ export class HostQueue {
     // A further session only pays off for a few recipients more: a single check (and its
     // catch-all probe) rides one session, a batch of a domain gets the full allowance.
     const wanted = Math.min(this.wanted(), Math.ceil(this.pending.length / MIN_RECIPIENTS_PER_SESSION));
-    while (this.sessions < wanted) this.spawn(false);
+    while (this.sessions < wanted && this.serverHasRoom()) this.spawn(false);
   }
 
   /**
@@ -164,7 +168,7 @@ export class HostQueue {
   warm(expectedRecipients: number): void {
     if (this.closing) return;
     const wanted = Math.min(this.wanted(), Math.ceil(expectedRecipients / MIN_RECIPIENTS_PER_SESSION));
-    while (this.sessions < wanted) this.spawn(true);
+    while (this.sessions < wanted && this.serverHasRoom()) this.spawn(true);
   }
 
   private spawn(warm: boolean): void {
@@ -196,7 +200,11 @@ export class HostQueue {
         if (opened.ok) {
           const rounds = (this.now() - started) / Math.max(0.1, opened.session.roundTripMs);
           this.setupRounds = 0.7 * this.setupRounds + 0.3 * Math.min(rounds, 100);
-          this.pathMs = this.pathMs === null ? opened.session.connectMs : 0.7 * this.pathMs + 0.3 * opened.session.connectMs;
+          // The path's round trip: the EHLO's (a relay or proxy answers the TCP connect itself), or
+          // the connect's where the EHLO was held (a penalised client: that delay is not the path).
+          const session = opened.session;
+          const path = session.greetedSlowly ? session.connectMs : Math.max(session.connectMs, session.roundTripMs);
+          this.pathMs = this.pathMs === null ? path : 0.7 * this.pathMs + 0.3 * path;
         }
         // Opportunistic TLS (RFC 3207): a broken handshake is retried once in plaintext.
         if (!opened.ok && opened.failure.kind === 'tls' && !this.tlsBroken) {
@@ -211,11 +219,16 @@ export class HostQueue {
       }
     } finally {
       this.sessions--;
+      if (farewell) this.closingSessions++;
       await release?.();
       this.pump();
       // The 221 is still awaited (bounded, session.quit()): the queue is not idle — and not
       // dropped by the dispatcher, whose close() would then miss it — before the socket is closed.
       await farewell;
+      if (farewell) {
+        this.closingSessions--;
+        this.pump();
+      }
       if (this.sessions === 0 && this.pending.length === 0) {
         // Quiet again: the next burst may try the host's full allowance, and the queue can go.
         this.target = Math.min(this.settings.maxSessions, this.profile.sessions);
@@ -232,6 +245,17 @@ export class HostQueue {
   /** Sessions at once worth having now: sized to the path (session-count.ts). */
   private wanted(): number {
     return sessionsForPath(this.pathMs ?? 0, this.profile.slowEveryReply, this.allowed());
+  }
+
+  /**
+   * Whether one more session stays within what the host allows as the host counts: a session we
+   * sent QUIT on is over for us (its slot is free at once) but open at the server until it has
+   * read the QUIT — a round trip later on a far path.
+   */
+  private serverHasRoom(): boolean {
+    // On a near path the server has read the QUIT before our next connection reaches it.
+    const lingering = (this.pathMs ?? 0) >= FAR_PATH_MS ? this.closingSessions : 0;
+    return this.sessions + lingering < this.allowed();
   }
 
   /** The host is busier than our sessions: one fewer at once than were open (or allowed) when it said so. */

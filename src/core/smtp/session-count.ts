@@ -19,18 +19,19 @@ const NEAR_PATH_SESSIONS = 2;
 const MS_PER_EXTRA_SESSION = 10;
 
 /**
- * Sessions at once the MTA's stock per-client limit leaves room for: Postfix
+ * Sessions at once the MTA's stock per-client limit leaves room for, with a margin (a session
+ * we have sent QUIT on still counts at the server for a moment): Postfix
  * smtpd_client_connection_count_limit 50 (postconf(5)); Exchange MaxInboundConnectionPerSource
- * 20 (Set-ReceiveConnector); Exim smtp_accept_max 20 in all, of which half; the others and
- * unnamed servers the first-contact count.
+ * 20 (Set-ReceiveConnector); Exim smtp_accept_max 20 in all, where admins commonly set
+ * smtp_accept_max_per_host 10; the others and unnamed servers the first-contact count.
  */
 export function sessionCeiling(family: ServerFamily | null): number {
   switch (family) {
     case 'postfix':
-      return 50;
+      return 40;
     case 'exchange':
     case 'exim':
-      return 10;
+      return 8;
     default:
       return FIRST_CONTACT_SESSIONS;
   }

@@ -85,7 +85,7 @@ export class HostQueue {
   private setupRounds = 3;
   /** Sessions whose QUIT was sent and whose 221 is awaited: still open at the server. */
   private closingSessions = 0;
-  /** The path's round trip (TCP connect), smoothed; null until a session was opened. */
+  /** The path's round trip (the EHLO's, or the connect's where the EHLO was held), smoothed; null until a session was opened. */
   private pathMs: number | null = null;
   private backoffStep = 0;
   private backoffUntil = 0;

@@ -84,6 +84,12 @@ export interface PresendConfig {
   apiKey: string | null;
   /** Concurrent SMTP sessions allowed per MX host (summed over all workers on PostgreSQL). */
   maxSessionsPerMx: number;
+  /**
+   * How long an MX host may keep throttling us (421s, rate-limit replies about the client) before
+   * the addresses it never answered about end recheck_scheduled (reason host_throttled) instead
+   * of waiting on (PRESEND_HOST_THROTTLE_BOUND_MS).
+   */
+  hostThrottleBoundMs: number;
   /** Per-step SMTP timeout (connect, banner, each reply). */
   smtpTimeoutMs: number;
   dnsTimeoutMs: number;
@@ -404,7 +410,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     retentionDays: parseIntVar(env, 'PRESEND_RETENTION_DAYS', 30, 1, 3650),
     baseUrl: env.PRESEND_BASE_URL?.trim() || 'http://127.0.0.1:8080',
     apiKey: env.PRESEND_API_KEY?.trim() || null,
-    maxSessionsPerMx: parseIntVar(env, 'PRESEND_MAX_SESSIONS_PER_MX', 2, 1, 100),
+    maxSessionsPerMx: parseIntVar(env, 'PRESEND_MAX_SESSIONS_PER_MX', 10, 1, 100),
+    hostThrottleBoundMs: parseIntVar(env, 'PRESEND_HOST_THROTTLE_BOUND_MS', 180_000, 1_000, 3_600_000),
     smtpTimeoutMs: parseIntVar(env, 'PRESEND_SMTP_TIMEOUT_MS', 10_000, 100, 300_000),
     dnsTimeoutMs: parseIntVar(env, 'PRESEND_DNS_TIMEOUT_MS', 5_000, 50, 60_000),
     rateLimitPerSecond: parseIntVar(env, 'PRESEND_RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),

@@ -8,14 +8,16 @@
  */
 import type { SmtpReply } from './smtp/reply.js';
 import { BLOCK_TEXT } from './reply-wording.js';
-import { REPLY_TABLE, ruleMatches, type RcptClass, type ReplyRule } from './reply-table.js';
+import { REPLY_TABLE, ruleMatches, type RcptClass, type ReplyAbout, type ReplyRule } from './reply-table.js';
 
-export type { RcptClass } from './reply-table.js';
+export type { RcptClass, ReplyAbout } from './reply-table.js';
 
 export interface RcptJudgement {
   class: RcptClass;
   /** Whether an SMTP code (reply or enhanced status code) backed the judgement, or only the wording. */
   basis: 'code' | 'text';
+  /** Whom the reply is about: that recipient, or the client (reply-table.ts ReplyAbout). */
+  about: ReplyAbout;
   /** The id of the reply-table row that decided. */
   rule: string;
   /** Where that row's decision comes from (URL or RFC section). */
@@ -24,10 +26,11 @@ export interface RcptJudgement {
 
 // One frozen judgement per row, shared by every reply the row matches: judging allocates nothing.
 const JUDGEMENTS: ReadonlyMap<ReplyRule, RcptJudgement> = new Map(
-  REPLY_TABLE.map((rule) => [rule, Object.freeze({ class: rule.class, basis: rule.basis, rule: rule.id, source: rule.source })]),
+  REPLY_TABLE.map((rule) => [rule, Object.freeze({ class: rule.class, about: rule.about, basis: rule.basis, rule: rule.id, source: rule.source })]),
 );
 const NOTHING_MATCHED: RcptJudgement = Object.freeze({
   class: 'rejected_unclassified',
+  about: 'recipient',
   basis: 'code',
   rule: 'no-row',
   source: 'https://www.rfc-editor.org/rfc/rfc5321#section-4.2.1',

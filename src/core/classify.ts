@@ -36,6 +36,11 @@ export interface Classification {
   /** Set for actionable verdicts only. */
   confidence: number | null;
   evidence: EvidenceClass | null;
+  /**
+   * The address was never asked: its host kept throttling us past the bound. No verdict; the
+   * envelope says recheck_scheduled with a retry window (envelope.ts), never TRANSIENT.
+   */
+  unasked?: true;
 }
 
 const verdict = (v: PublicVerdict, reason: ReasonCode, confidence: number | null, evidence: EvidenceClass | null): Classification => ({
@@ -136,6 +141,8 @@ function fromProbe(outcome: ProbeOutcome, traits: AddressTraits, catchAll: boole
       return DNS_VERDICTS[outcome.failure];
     case 'aborted':
       return verdict('TRANSIENT', 'aborted', null, null);
+    case 'host_throttled':
+      return { verdict: null, reasons: ['host_throttled'], confidence: null, evidence: null, unasked: true };
   }
 }
 

@@ -4,6 +4,8 @@
  */
 import type { PresendConfig } from '../config.js';
 import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './smtp/reply.js';
+import { DEFAULT_HOST_THROTTLE_BOUND_MS } from './smtp/host-queue.js';
+import { FIRST_CONTACT_SESSION_RCPTS, FIRST_CONTACT_TRANSACTION_ERRORS } from './smtp/host-profile.js';
 
 export type EngineConfig = Pick<
   PresendConfig,
@@ -49,6 +51,13 @@ export interface EngineTuning {
    * catch-all probe counted: under Postfix's smtpd_soft_error_limit of 10 (docs/engine-sessions.md).
    */
   sessionErrorBudget: number;
+  /**
+   * Errors one transaction plans to collect at an MX host not known yet (3: under Exim's usual
+   * ACL delay, from the 4th unknown recipient of a message); null: the session budget alone.
+   */
+  transactionErrorBudget: number | null;
+  /** Recipients one session carries at an MX host not known yet (per-connection caps, Haraka's limit plugin); null: unbounded. */
+  sessionRcptBudget: number | null;
   /** How long what was learnt about an MX host (error budget, sessions, limits) is kept in the FactsCache. */
   hostProfileTtlMs: number;
   /**
@@ -62,8 +71,12 @@ export interface EngineTuning {
   /** First back-off after a host refused or throttled us, doubled each time up to maxBackoffMs. */
   backoffMs: number;
   maxBackoffMs: number;
-  /** How long an address may keep being throttled (rate limits) before it ends TRANSIENT. */
-  maxThrottleMs: number;
+  /**
+   * How long a host may keep pausing an address it never answered about (throttling, 421s)
+   * before the address ends `host_throttled`: recheck_scheduled with a retry window, never
+   * TRANSIENT (PRESEND_HOST_THROTTLE_BOUND_MS, default 3 minutes).
+   */
+  hostThrottleBoundMs: number;
   /** Single checks (not batches) of one MX host in the engine at once; more end TRANSIENT at once (host-budget.ts). */
   maxChecksPerMxHost: number;
   /** Egress pool: first pause of a route a provider refuses, doubled per block in a row up to egressMaxPauseMs (egress/route-health.ts). */
@@ -87,12 +100,14 @@ export function resolveTuning(config: EngineConfig): EngineTuning {
     hostDownMs: config.hostDownMs ?? 60_000,
     replyLimits: config.replyLimits ?? DEFAULT_REPLY_LIMITS,
     sessionErrorBudget: Math.max(0, config.sessionErrorBudget ?? 8),
+    transactionErrorBudget: config.transactionErrorBudget === undefined ? FIRST_CONTACT_TRANSACTION_ERRORS : config.transactionErrorBudget,
+    sessionRcptBudget: config.sessionRcptBudget === undefined ? FIRST_CONTACT_SESSION_RCPTS : config.sessionRcptBudget,
     hostProfileTtlMs: config.hostProfileTtlMs ?? 24 * 3_600_000,
     slowReplyMs: config.slowReplyMs ?? 600,
     maxRequeues: config.maxRequeues ?? 5,
     backoffMs: config.backoffMs ?? 1000,
     maxBackoffMs: config.maxBackoffMs ?? 8000,
-    maxThrottleMs: config.maxThrottleMs ?? 30_000,
+    hostThrottleBoundMs: config.hostThrottleBoundMs ?? DEFAULT_HOST_THROTTLE_BOUND_MS,
     maxChecksPerMxHost: Math.max(1, config.maxChecksPerMxHost ?? 100),
     egressFirstPauseMs: config.egressFirstPauseMs ?? 10 * 60_000,
     egressMaxPauseMs: config.egressMaxPauseMs ?? 6 * 3_600_000,

@@ -80,6 +80,28 @@ export interface EnvelopeParts {
 export function buildEnvelope(classification: Classification, traits: AddressTraits, context: EnvelopeContext): EnvelopeParts {
   const { verdict, reasons, confidence, evidence } = classification;
   const mainReason = reasons[0] ?? 'invalid_syntax';
+  if (classification.unasked) {
+    // Not asked (its host kept throttling us): nothing decided, nothing billed; a recheck is
+    // due after the recheck delay, from any worker (the pause was the host's, not a greylist's).
+    return {
+      envelope: {
+        contract_version: 1,
+        status: 'recheck_scheduled',
+        outcome: 'non_verdict',
+        decision: 'recheck_later',
+        verdict: null,
+        provider_family: traits.providerFamily,
+        confidence: null,
+        reasons,
+        evidence_class: null,
+        retry: retryWindow('transient', context),
+        billing: { disposition: 'released', credits: 0 },
+        history: null,
+      },
+      legacy: { result: 'unknown', reason: mainReason, didYouMean: traits.didYouMean },
+      score: null,
+    };
+  }
   if (verdict === null) {
     // Syntax invalid (docs/design.md §5, last-but-one row): no verdict, decision suppress, rejected.
     return {

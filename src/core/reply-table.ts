@@ -6,8 +6,9 @@
  *
  * The order is the reasoning:
  *  1. provider-specific replies whose code misleads (Microsoft's DBEB 5.4.1, Orange, Apple);
- *  2. anything that limits the prober (421, throttling wording, X.5.3) — says nothing about the
- *     mailbox, even under a 5xx code (Gmail's 550 5.2.1 rate limit);
+ *  2. a mailbox receiving too fast (Gmail's 450 4.2.1 / 550 5.2.1 "receiving mail at a rate"):
+ *     about that recipient only; then anything that limits the prober (421, throttling
+ *     wording, X.5.3) — says nothing about the mailbox, whatever the code;
  *  3. greylisting by name, then policy blocks (RFC 3463 §3.8) — never "no such mailbox";
  *  4. a full mailbox by code (X.2.2) or by wording in any language, before any X.1.x code
  *     (Orange answers a full mailbox with 552 5.1.1);
@@ -17,6 +18,7 @@
 import type { SmtpReply } from './smtp/reply.js';
 import {
   BLOCK_TEXT,
+  RECIPIENT_RATE_TEXT,
   DISABLED_TEXT,
   GREYLIST_TEXT,
   NO_MAILBOX_TEXT,
@@ -49,10 +51,23 @@ export type RcptClass =
 
 export type CodeRange = '2xx' | '4xx' | '5xx' | 'failure' | '421';
 
+/**
+ * Whom a reply is about (Postfix's own client keeps the same line: a 4xx about one recipient
+ * defers that recipient, a 4xx at connect or a 421 defers the destination; qmgr(8), "Delivery
+ * concurrency"):
+ * - `recipient`: that address's answer — its verdict, or a retry window for it alone (a full
+ *   mailbox, a mailbox receiving too fast, greylisting of that triple, a 4xx about it). Nothing
+ *   else slows: the host's other recipients are asked as before.
+ * - `client`: about the prober — its IP, its rate, its connections or errors, a busy server,
+ *   a 421, a policy block. Throttling rows make the whole host back off (smtp/throttle.ts).
+ */
+export type ReplyAbout = 'recipient' | 'client';
+
 export interface ReplyRule {
   /** Stable id, shown in docs and in judgements. */
   id: string;
   class: RcptClass;
+  about: ReplyAbout;
   /** Whether the code (reply code or enhanced status code) or the wording decides. */
   basis: 'code' | 'text';
   codes: CodeRange;
@@ -75,6 +90,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'accepted',
     class: 'accepted',
+    about: 'recipient',
     basis: 'code',
     codes: '2xx',
     why: 'A 2yz reply to RCPT accepts the recipient.',
@@ -83,6 +99,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'microsoft-dbeb',
     class: 'no_mailbox',
+    about: 'recipient',
     basis: 'text',
     codes: '5xx',
     enhanced: /^5\.4\.1$/,
@@ -93,6 +110,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'yahoo-dd-no-account',
     class: 'no_mailbox',
+    about: 'recipient',
     basis: 'text',
     codes: '5xx',
     text: /\bdd\b.*doesn't have an? \S+ account/i,
@@ -102,6 +120,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'orange-archived-or-locked',
     class: 'disabled',
+    about: 'recipient',
     basis: 'text',
     codes: '5xx',
     text: /\b(?:OFR|LPN)\d*_(?:420|426)\b/,
@@ -109,8 +128,20 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
     source: 'https://postmaster.orange.fr/ ; https://www.postmastery.com/orange-postmaster-smtp-error-codes-ofr/',
   },
   {
+    id: 'opensmtpd-virtual-unknown',
+    class: 'no_mailbox',
+    about: 'recipient',
+    basis: 'text',
+    codes: '5xx',
+    enhanced: /^5\.2\.4$/,
+    text: /mailing list expansion problem/i,
+    why: 'OpenSMTPD answers a recipient its virtual table does not know with "524 5.2.4 Mailing list expansion problem" (the expansion of the address found nothing): no such mailbox.',
+    source: 'https://github.com/OpenSMTPD/OpenSMTPD/blob/master/usr.sbin/smtpd/smtp_session.c ; test/realmta/opensmtpd-bed.ts (OpenSMTPD 6.8, measured)',
+  },
+  {
     id: 'apple-lookup-glitch',
     class: 'temporary',
+    about: 'recipient',
     basis: 'text',
     codes: 'failure',
     text: /user lookup success but no user record found/i,
@@ -120,6 +151,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'mimecast-greylisting',
     class: 'greylisted',
+    about: 'recipient',
     basis: 'text',
     codes: '4xx',
     text: /internal resource temporarily unavailable/i,
@@ -129,6 +161,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'session-closing',
     class: 'throttled',
+    about: 'client',
     basis: 'code',
     codes: '421',
     unless: BLOCK_TEXT,
@@ -136,17 +169,29 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
     source: `${RFC5321}#section-3.8 ; ${RFC5321}#section-4.2.3`,
   },
   {
+    id: 'recipient-receiving-too-fast',
+    class: 'temporary',
+    about: 'recipient',
+    basis: 'text',
+    codes: 'failure',
+    text: RECIPIENT_RATE_TEXT,
+    why: 'One mailbox receives mail faster than its provider allows (Gmail 450 4.2.1 and 550 5.2.1 "The user you are trying to contact is receiving mail at a rate…", Yahoo "User is receiving mail too quickly", Microsoft 432 4.3.2 "recipient thread limit exceeded"): that recipient is asked again later (TRANSIENT with a retry window); the host is not slowed.',
+    source: 'https://support.google.com/a/answer/3726730 ; https://learn.microsoft.com/en-us/exchange/troubleshoot/email-delivery/ndr/non-delivery-reports-in-exchange-online (432 4.3.2)',
+  },
+  {
     id: 'throttling-wording',
     class: 'throttled',
+    about: 'client',
     basis: 'text',
     codes: 'failure',
     text: THROTTLE_TEXT,
-    why: 'Rate, volume, connection, recipient or error limits of the prober (Gmail "receiving mail at a rate…" even under 550 5.2.1, Postfix "too many recipients/errors", Exim "Too many nonmail commands"): nothing about the mailbox.',
+    why: 'Rate, volume, connection, recipient or error limits of the prober (Postfix "too many recipients/errors", Exim "Too many nonmail commands", Microsoft "Server busy"): nothing about the mailbox; the host backs off.',
     source: 'https://support.google.com/a/answer/3726730 ; https://www.postfix.org/postconf.5.html#smtpd_client_recipient_rate_limit',
   },
   {
     id: 'too-many-recipients-code',
     class: 'throttled',
+    about: 'client',
     basis: 'code',
     codes: 'failure',
     enhanced: /^[45]\.5\.3$/,
@@ -156,6 +201,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'sender-rejected',
     class: 'blocked',
+    about: 'client',
     basis: 'text',
     codes: 'failure',
     text: /sender address rejected|invalid sender|[eé]metteur invalide/i,
@@ -165,6 +211,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'sender-address-code',
     class: 'blocked',
+    about: 'client',
     basis: 'code',
     codes: 'failure',
     enhanced: /^[45]\.1\.[78]$/,
@@ -174,6 +221,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'greylisting-by-name',
     class: 'greylisted',
+    about: 'recipient',
     basis: 'text',
     codes: '4xx',
     text: GREYLIST_TEXT,
@@ -183,6 +231,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'policy-wording',
     class: 'blocked',
+    about: 'client',
     basis: 'text',
     codes: 'failure',
     text: BLOCK_TEXT,
@@ -192,6 +241,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'system-storage',
     class: 'temporary',
+    about: 'recipient',
     basis: 'code',
     codes: 'failure',
     enhanced: /^[45]\.3\.1$/,
@@ -201,6 +251,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'system-storage-wording',
     class: 'temporary',
+    about: 'recipient',
     basis: 'text',
     codes: 'failure',
     text: SYSTEM_STORAGE_TEXT,
@@ -210,6 +261,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'mailbox-full-code',
     class: 'full',
+    about: 'recipient',
     basis: 'code',
     codes: 'failure',
     enhanced: /^[45]\.2\.2$/,
@@ -219,6 +271,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'mailbox-full-wording',
     class: 'full',
+    about: 'recipient',
     basis: 'text',
     codes: 'failure',
     text: QUOTA_TEXT,
@@ -228,6 +281,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'policy-code',
     class: 'blocked',
+    about: 'client',
     basis: 'code',
     codes: '5xx',
     enhanced: /^5\.7\.\d+$/,
@@ -237,6 +291,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'server-trouble',
     class: 'temporary',
+    about: 'recipient',
     basis: 'text',
     codes: '4xx',
     text: SERVER_TROUBLE_TEXT,
@@ -246,6 +301,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'policy-deferral',
     class: 'throttled',
+    about: 'client',
     basis: 'code',
     codes: '4xx',
     enhanced: /^4\.7\.\d+$/,
@@ -255,6 +311,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'temporary',
     class: 'temporary',
+    about: 'recipient',
     basis: 'code',
     codes: '4xx',
     why: 'Any other 4yz: a transient failure, worth another try later.',
@@ -263,6 +320,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'disabled-wording',
     class: 'disabled',
+    about: 'recipient',
     basis: 'text',
     codes: '5xx',
     text: DISABLED_TEXT,
@@ -272,6 +330,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'no-mailbox-code',
     class: 'no_mailbox',
+    about: 'recipient',
     basis: 'code',
     codes: '5xx',
     enhanced: /^5\.1\.(?:0|1|3|6|10)$/,
@@ -281,6 +340,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'no-mailbox-wording',
     class: 'no_mailbox',
+    about: 'recipient',
     basis: 'text',
     codes: '5xx',
     text: NO_MAILBOX_TEXT,
@@ -290,6 +350,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'mailbox-disabled-code',
     class: 'disabled',
+    about: 'recipient',
     basis: 'code',
     codes: '5xx',
     enhanced: /^5\.2\.1$/,
@@ -299,6 +360,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
   {
     id: 'unclassified',
     class: 'rejected_unclassified',
+    about: 'recipient',
     basis: 'code',
     codes: '5xx',
     why: 'A 5yz that says nothing decisive: no verdict is drawn from it.',

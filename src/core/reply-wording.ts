@@ -13,11 +13,9 @@
  */
 export const THROTTLE_TEXT = new RegExp(
   [
-    // Postfix/Exim/Sendmail limits: "too many recipients|errors|connections", "too much mail"
-    String.raw`too many (?:recipients|connections|concurrent|errors|messages|sessions|smtp sessions|nonmail commands|commands|invalid recipients|unknown recipients|bad recipients)`,
+    // Postfix/Exim/Sendmail limits: "too many recipients|errors|connections", "too much mail"; Haraka limit "Too many recipient attempts"
+    String.raw`too many (?:recipients|recipient attempts|connections|concurrent|errors|messages|sessions|smtp sessions|nonmail commands|commands|invalid recipients|unknown recipients|bad recipients)`,
     String.raw`too much mail`,
-    // Gmail "receiving mail at a rate that prevents…" / "receiving mail too quickly", Yahoo "receiving mail too quickly"
-    String.raw`receiving (?:e-?mail|mail) (?:at a rate|too quickly)`,
     String.raw`\brate[- ]?limit`,
     String.raw`ratelimit`,
     // Yahoo TSS04 "unexpected volume", iCloud "deferred due to excessive volume", Yahoo VS1 "Excessive unknown recipients"
@@ -28,8 +26,6 @@ export const THROTTLE_TEXT = new RegExp(
     String.raw`server (?:is )?(?:too )?busy`,
     String.raw`servers? (?:are|were) (?:temporarily )?(?:too )?busy`,
     String.raw`resources temporarily (?:unavailable|not available)`,
-    // Microsoft 432 4.3.2 "recipient thread limit exceeded"
-    String.raw`recipient thread limit`,
     // Gmail 450 4.2.1 "Peak SMTP relay limit exceeded", 452 4.5.3 "…per transaction exceeded, please try this recipient in a separate transaction",
     // 451 4.3.0 "Multiple destination domains per transaction is unsupported"
     String.raw`relay limit exceeded`,
@@ -47,6 +43,15 @@ export const THROTTLE_TEXT = new RegExp(
   ].join('|'),
   'i',
 );
+
+/**
+ * One mailbox receives mail faster than its provider lets it: about that recipient, not the
+ * client (Gmail 450 4.2.1 / 550 5.2.1 "The user you are trying to contact is receiving mail at a
+ * rate that prevents additional messages from being delivered", Yahoo "User is receiving mail
+ * too quickly", Microsoft 432 4.3.2 "recipient thread limit exceeded": the recipient's mailbox
+ * takes too many messages at once). That address is asked again later; the host is not slowed.
+ */
+export const RECIPIENT_RATE_TEXT = /receiving (?:e-?mail|mail) (?:at a rate|too quickly)|recipient thread limit/i;
 
 /** Greylisting by name (postgrey, milter-greylist, Exim/rspamd setups): retry after the delay. */
 export const GREYLIST_TEXT =
@@ -86,8 +91,9 @@ export const QUOTA_TEXT = new RegExp(
     // "out of storage space", "Mailbox size limit exceeded", "overquota"
     String.raw`quota|over ?quota|mailbox (?:is )?full|full mailbox|mailbox size limit|mailfolder is full`,
     String.raw`exceeded (?:its |the )?storage|out of storage|storage (?:full|limit)|insufficient (?:disk )?space|not enough (?:disk )?space`,
-    // German: "Postfach voll", "Speicherplatz des Kontos überschritten", "Kontingent überschritten"
-    String.raw`postfach (?:ist )?voll|mailbox (?:ist )?voll|speicherplatz|kontingent (?:\S+ )?(?:überschritten|ueberschritten)`,
+    // German: "Postfach voll", "Speicherplatz des Kontos überschritten", "Kontingent überschritten",
+    // Web.de "Benutzer hat das Speichervolumen ueberschritten"
+    String.raw`postfach (?:des empf(?:ä|ae)ngers )?(?:ist )?voll|mailbox (?:ist )?voll|speicherplatz|speichervolumen|kontingent (?:\S+ )?(?:überschritten|ueberschritten)`,
     // French: Orange "Boite du destinataire pleine", "boîte aux lettres pleine", "quota dépassé"
     String.raw`bo[iî]te (?:du destinataire |aux lettres |de r[eé]ception )?(?:est )?pleine|espace (?:de stockage )?insuffisant`,
     // Spanish: "buzón lleno", "buzón del destinatario está lleno", "cuota excedida"
@@ -118,8 +124,22 @@ export const NO_MAILBOX_TEXT = new RegExp(
     // Postfix prefixes every RCPT restriction with "Recipient address rejected:"; only the reason after it counts.
     String.raw`(?<!sender )address (?:not found|unknown)|(?<![a-z] )address rejected(?!:)`,
     String.raw`account (?:does not|doesn't) exist|doesn't have an? \S+ account|undeliverable address|unknown or illegal alias|bad recipient`,
+    // German: Web.de "Benutzer nicht bekannt", "Empfänger unbekannt", "existiert nicht"
+    String.raw`(?:benutzer|empf(?:ä|ae)nger|adresse|postfach) (?:ist )?(?:nicht bekannt|unbekannt)|unbekannter (?:benutzer|empf(?:ä|ae)nger)|existiert nicht`,
+    // French: Microsoft "n'existe pas ou est introuvable", "destinataire inconnu", "utilisateur inconnu"
+    String.raw`n['’]existe pas|(?:destinataire|utilisateur|adresse) (?:\S+ )?(?:inconnue?|introuvable)|bo[iî]te aux lettres introuvable`,
+    // Spanish: "usuario desconocido", "el destinatario no existe", "buzón inexistente"
+    String.raw`(?:usuario|destinatario|direcci[oó]n|buz[oó]n) (?:\S+ )?(?:desconocido|inexistente|no existe)`,
+    // Italian: "utente sconosciuto", "destinatario inesistente", "casella inesistente"
+    String.raw`(?:utente|destinatario|indirizzo|casella) (?:\S+ )?(?:sconosciut[oa]|inesistente|non esiste)`,
+    // Portuguese: "usuário desconhecido", "utilizador desconhecido", "destinatário inexistente"
+    String.raw`(?:usu[aá]rio|utilizador|destinat[aá]rio|endere[cç]o|caixa postal) (?:\S+ )?(?:desconhecido|inexistente|n[aã]o existe)`,
+    // Russian: "пользователь не найден", "нет такого пользователя", "адрес не существует", "получатель неизвестен"
+    String.raw`(?:пользовател\S*|получател\S*|адрес\S*|ящик\S*) (?:\S+ )?(?:не найден|не существует|неизвест)|нет такого (?:пользователя|адреса|ящика|получателя)`,
+    // Japanese: "宛先のユーザーは存在しません", "該当するユーザーがいません", "宛先不明"
+    String.raw`(?:ユーザー?|アカウント|メールアドレス|宛先)(?:は|が)?(?:存在しません|見つかりません)|宛先不明|該当する(?:ユーザー?|アカウント)(?:は|が)(?:いません|ありません)`,
   ].join('|'),
-  'i',
+  'iu',
 );
 
 /** The receiving server in trouble (lookups, configuration): a plain temporary failure. */

@@ -123,6 +123,8 @@ export const REASON_CODES = [
   // From the account's own feedback (docs/feedback.md).
   'delivered_recently',
   'complained',
+  // The MX host kept throttling us past PRESEND_HOST_THROTTLE_BOUND_MS: the address was not asked (recheck_scheduled).
+  'host_throttled',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 

@@ -80,6 +80,8 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     cache,
     {
       errorBudget: tuning.sessionErrorBudget,
+      transactionErrors: tuning.transactionErrorBudget,
+      sessionRcpts: tuning.sessionRcptBudget,
       sessions: config.maxSessionsPerMx,
       rcptLimit: tuning.maxRcptsPerTransaction,
       transactions: tuning.maxTransactionsPerSession,
@@ -112,7 +114,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
         errorBudget: tuning.sessionErrorBudget,
         backoffMs: tuning.backoffMs,
         maxBackoffMs: tuning.maxBackoffMs,
-        maxThrottleMs: tuning.maxThrottleMs,
+        hostThrottleBoundMs: tuning.hostThrottleBoundMs,
         allowPrivateMx: config.allowPrivateMx,
         hostDownMs: tuning.hostDownMs,
       },

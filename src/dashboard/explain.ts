@@ -51,6 +51,7 @@ export const REASON_TEXT: Record<ReasonCode, string> = {
   policy_confidence_threshold: "The verdict's confidence is below this account's policy threshold, so no action is recommended (Policy page).",
   delivered_recently: 'Your own mail to this address was delivered recently (your delivery feedback), which a catch-all probe alone cannot show.',
   complained: 'The recipient marked your mail as spam before (your complaint feedback): do not mail this address.',
+  host_throttled: 'The mail server kept asking us to slow down, so this address was not asked yet. It is scheduled for a recheck.',
 };
 
 export const VERDICT_TEXT: Record<PublicVerdict, string> = {

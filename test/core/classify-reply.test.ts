@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { classifyRcptReply, saysNothingAboutMailbox } from '../../src/core/classify-reply.js';
 import { REPLY_TABLE } from '../../src/core/reply-table.js';
 import { parseReplyText } from '../../src/core/smtp/reply.js';
-import { DOCUMENTED_REPLIES, QUOTA_WORDINGS } from './documented-replies.js';
+import { DOCUMENTED_REPLIES, NO_MAILBOX_WORDINGS, QUOTA_WORDINGS } from './documented-replies.js';
 import { REPLY_DOC_PATH, renderReplyTable } from './reply-table-doc.js';
 
 const firstLine = (reply: string): string => (reply.split('\r\n')[0] ?? '').slice(0, 80);
@@ -24,6 +24,46 @@ describe('over-quota wording is read in every language providers answer in', () 
       assert.equal(classifyRcptReply(parseReplyText(`452 ${wording}`)).class, 'full');
     });
   }
+});
+
+describe('"no such mailbox" wording is read in the languages providers answer in', () => {
+  for (const { language, wording } of NO_MAILBOX_WORDINGS) {
+    test(`${language} "${wording}" after a bare 550 is no mailbox`, () => {
+      assert.equal(classifyRcptReply(parseReplyText(`550 ${wording}`)).class, 'no_mailbox');
+    });
+  }
+});
+
+describe('whom a reply is about: the recipient or the client', () => {
+  test('every row says whom it is about; throttling and policy rows are about the client, verdict rows about the recipient', () => {
+    for (const rule of REPLY_TABLE) {
+      const expected = rule.class === 'throttled' || rule.class === 'blocked' ? 'client' : 'recipient';
+      assert.equal(rule.about, expected, rule.id);
+    }
+  });
+
+  test("a mailbox receiving too fast is that recipient's answer (TRANSIENT later), never a throttle of the host, under 450 4.2.1 or 550 5.2.1", () => {
+    for (const text of [
+      '450 4.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.',
+      '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.',
+      '432 4.3.2 STOREDRV.Deliver; recipient thread limit exceeded',
+    ]) {
+      const judged = classifyRcptReply(parseReplyText(text));
+      assert.deepEqual([judged.class, judged.about, judged.rule], ['temporary', 'recipient', 'recipient-receiving-too-fast'], text);
+    }
+  });
+
+  test('the replies the issue saw end TRANSIENT are read as what they say about the mailbox', () => {
+    assert.equal(classifyRcptReply(parseReplyText('550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup')).class, 'no_mailbox');
+    assert.equal(classifyRcptReply(parseReplyText("554 delivery error: dd This user doesn't have a yahoo.com account (x@yahoo.com) [-5]")).class, 'no_mailbox');
+    assert.equal(classifyRcptReply(parseReplyText('552 5.2.2 The email account that you tried to reach is over quota')).class, 'full');
+  });
+
+  test('your IP, your rate, too many connections or errors, a busy server and a 421 are about the client', () => {
+    for (const text of ['421 4.7.0 Try again later, closing connection.', '450 4.7.1 Error: too many recipients from 203.0.113.7', '451 4.7.500 Server busy. Please try again later from [203.0.113.7].', '421 4.7.0 Error: too many errors', '421 4.7.0 Error: too many connections from 203.0.113.7']) {
+      assert.equal(classifyRcptReply(parseReplyText(text)).about, 'client', text);
+    }
+  });
 });
 
 describe('the reply table', () => {

@@ -72,6 +72,18 @@ describe('verdict table (docs/design.md §5)', () => {
     });
   }
 
+  test('an address its host kept throttling past the bound: no verdict, recheck_scheduled with a retry window, nothing billed, never TRANSIENT', () => {
+    const finding = probe({ kind: 'host_throttled', reply: parseReplyText('421 4.7.0 Try again later, closing connection.'), detail: 'the host kept throttling' });
+    const { envelope, legacy, score } = buildEnvelope(classify(finding, PLAIN), PLAIN, CONTEXT);
+    assert.deepEqual(
+      [envelope.verdict, envelope.status, envelope.outcome, envelope.decision, envelope.reasons, envelope.confidence, score],
+      [null, 'recheck_scheduled', 'non_verdict', 'recheck_later', ['host_throttled'], null, null],
+    );
+    assert.deepEqual(envelope.billing, { disposition: 'released', credits: 0 });
+    assert.deepEqual(envelope.retry, { eligible_at: '2026-01-01T00:05:00.000Z', expires_at: '2026-01-02T00:05:00.000Z', affinity_required: false });
+    assert.equal(legacy.result, 'unknown');
+  });
+
   test('syntax invalid: no verdict, suppress, rejected, nothing billed', () => {
     const { envelope, legacy } = buildEnvelope(classify({ kind: 'syntax', error: 'domain_literal' }, PLAIN), PLAIN, CONTEXT);
     assert.equal(envelope.verdict, null);

@@ -25,6 +25,8 @@ const MIMECAST = 'https://mimecastsupport.zendesk.com/hc/en-us/articles/34000709
 const SMTP_550 = 'https://smtp.codes/550';
 const ORANGE = 'https://www.postmastery.com/orange-postmaster-smtp-error-codes-ofr/';
 const BYTECAMP = 'https://www.bytecamp.net/de/faq/email/zustellen.html';
+const SITEPACKAGE = 'http://www.sitepackage.de/service/dokumentation/auswertung/typische-fehlermeldungen-bei-unzustellbarkeit.html';
+const MS_FR_5110 = 'https://learn.microsoft.com/fr-fr/exchange/troubleshoot/email-delivery/ndr/fix-error-code-550-5-1-10-in-exchange-online';
 const POSTFIX_SMTPD = 'https://github.com/vdukhovni/postfix/blob/master/postfix/src/smtpd/smtpd.c';
 const POSTFIX_LIST = 'MailRoute, "Postfix SMTP Response Errors" (list of Postfix smtpd replies)';
 const EXIM_SMTP_IN = 'https://github.com/Exim/exim/blob/master/src/src/smtp_in.c';
@@ -42,20 +44,20 @@ export const DOCUMENTED_REPLIES: readonly DocumentedReply[] = [
     source: GMAIL,
   },
   {
-    who: 'Gmail, recipient rate limit (temporary)',
+    who: 'Gmail, one mailbox receiving too fast (temporary)',
     reply:
       '450-4.2.1 The user you are trying to contact is receiving mail at a rate that\r\n450-4.2.1 prevents additional messages from being delivered. Please resend your\r\n450-4.2.1 message at a later time. If the user is able to receive mail at that\r\n450-4.2.1 time, your message will be delivered. For more information, please\r\n450-4.2.1 visit\r\n450 4.2.1 https://support.google.com/mail/?p=ReceivingRate 13si703206wrw.433 - gsmtp',
-    expected: 'throttled',
+    expected: 'temporary',
     source: 'https://pastebin.com/7XTHEi9g',
   },
   {
-    who: 'Gmail, recipient rate limit under 550 5.2.1 (not a disabled account)',
+    who: 'Gmail, one mailbox receiving too fast, under 550 5.2.1 (not a disabled account)',
     reply:
       '550-5.2.1 The user you are trying to contact is receiving mail at a rate that\r\n550-5.2.1 prevents additional messages from being delivered. For more\r\n550-5.2.1 information, please visit\r\n550 5.2.1 https://support.google.com/mail/?p=ReceivingRatePerm p41si4843565qte.548 - gsmtp',
-    expected: 'throttled',
+    expected: 'temporary',
     source: 'https://pastebin.com/SpZumxtS',
   },
-  { who: 'Gmail, receiving too quickly', reply: '450 4.2.1 The user you are trying to contact is receiving mail too quickly. Please resend your message at a later time.', expected: 'throttled', source: GMAIL },
+  { who: 'Gmail, receiving too quickly', reply: '450 4.2.1 The user you are trying to contact is receiving mail too quickly. Please resend your message at a later time.', expected: 'temporary', source: GMAIL },
   { who: 'Gmail, mailbox disabled', reply: '550-5.2.1 The email account that you tried to reach is disabled.\r\n550 5.2.1 https://support.google.com/mail/?p=DisabledUser - gsmtp', expected: 'disabled', source: GMAIL },
   {
     who: 'Gmail, over quota',
@@ -115,7 +117,7 @@ export const DOCUMENTED_REPLIES: readonly DocumentedReply[] = [
   { who: 'Exchange Online Protection, server busy (IP throttling)', reply: '451 4.7.500 Server busy. Please try again later from [203.0.113.7]. (AS77712344)', expected: 'throttled', source: EOP },
   { who: 'Exchange Online, concurrent connections', reply: '421 4.3.2 The maximum number of concurrent connections per resource forest has exceeded a limit, closing transmission channel. PRX8', expected: 'throttled', source: EOP },
   { who: 'Exchange Online, temporary server error', reply: '451 4.7.0 Temporary server error. Please try again later. PRX4', expected: 'temporary', source: EOP },
-  { who: 'Exchange Online, recipient thread limit', reply: '432 4.3.2 STOREDRV.Deliver; recipient thread limit exceeded', expected: 'throttled', source: MS_NDR },
+  { who: 'Exchange Online, recipient thread limit', reply: '432 4.3.2 STOREDRV.Deliver; recipient thread limit exceeded', expected: 'temporary', source: MS_NDR },
   {
     who: 'Outlook.com, mailbox unavailable',
     reply: '550 5.5.0 Requested action not taken: mailbox unavailable (S2017062302). [VI1EUR06FT012.eop-eur06.prod.protection.outlook.com]',
@@ -147,7 +149,7 @@ export const DOCUMENTED_REPLIES: readonly DocumentedReply[] = [
   { who: 'Yahoo, excessive unknown recipients', reply: '451 VS1-IP Excessive unknown recipients - possible Open Relay (#4.1.8)', expected: 'throttled', source: YAHOO_HELP },
   { who: 'Yahoo, servers busy', reply: '421 Resources temporarily unavailable. Please try again later.', expected: 'throttled', source: YAHOO_HELP },
   { who: 'Yahoo, servers busy (451)', reply: '451 mta1.am0.yahoodns.net Resources temporarily unavailable. Please try again later [#4.16.1].', expected: 'throttled', source: 'https://smtp.codes/yahoo' },
-  { who: 'Yahoo, receiving too quickly', reply: '450 User is receiving mail too quickly', expected: 'throttled', source: 'https://smtp.codes/yahoo' },
+  { who: 'Yahoo, receiving too quickly', reply: '450 User is receiving mail too quickly', expected: 'temporary', source: 'https://smtp.codes/yahoo' },
   { who: 'AOL, full mailbox', reply: '552 jdoe@aol.com has a full mailbox', expected: 'full', source: 'http://www.chilipepperweb.net/email-support/mail-quota-exceeded.html' },
   { who: 'Yahoo/AOL, mailbox not found under 552', reply: '552 1 Requested mail action aborted, mailbox not found', expected: 'no_mailbox', source: 'https://www.cloudmailin.com/smtp-troubleshooter/552-error' },
 
@@ -273,6 +275,16 @@ export const DOCUMENTED_REPLIES: readonly DocumentedReply[] = [
   { who: 'mail world, full', reply: '452 4.2.2 mailbox full', expected: 'full', source: MAILWORLD },
   { who: 'mail world, disabled', reply: '550 5.2.1 mailbox disabled', expected: 'disabled', source: MAILWORLD },
   { who: 'mail world, Spamhaus at RCPT', reply: '554 5.7.1 Spamhaus block at RCPT', expected: 'blocked', source: MAILWORLD },
+  // OpenSMTPD 6.8, a virtual table that does not know the user (measured on the test bed)
+  { who: 'OpenSMTPD, unknown user of a virtual table', reply: '524 5.2.4 Mailing list expansion problem: <nobody@example.com>', expected: 'no_mailbox', source: 'https://github.com/OpenSMTPD/OpenSMTPD/blob/master/usr.sbin/smtpd/smtp_session.c' },
+  { who: 'OpenSMTPD, unknown user of a recipient table', reply: '550 Invalid recipient: <nobody@example.com>', expected: 'no_mailbox', source: 'https://github.com/OpenSMTPD/OpenSMTPD/blob/master/usr.sbin/smtpd/smtp_session.c' },
+  // Haraka's limit plugin (measured on the test bed, Haraka 3.3.4 with haraka-plugin-limit)
+  { who: 'Haraka limit, recipients per connection', reply: '450 Too many recipient attempts', expected: 'throttled', source: 'https://github.com/haraka/haraka-plugin-limit' },
+  { who: 'Haraka limit, connections per client', reply: '421 Too many concurrent connections', expected: 'throttled', source: 'https://github.com/haraka/haraka-plugin-limit' },
+  // Web.de / GMX (German, bilingual)
+  { who: 'Web.de, over storage (German)', reply: '550 Benutzer hat das Speichervolumen ueberschritten. / User has exhausted allowed storage space.', expected: 'full', source: SITEPACKAGE },
+  { who: 'Web.de, unknown user (German)', reply: '550 Benutzer nicht bekannt/User unknown', expected: 'no_mailbox', source: SITEPACKAGE },
+  { who: 'T-Online, over storage quota', reply: '552 5.2.2 Over STORAGE quota', expected: 'full', source: SITEPACKAGE },
 ];
 
 /**
@@ -283,10 +295,32 @@ export const DOCUMENTED_REPLIES: readonly DocumentedReply[] = [
  */
 export const QUOTA_WORDINGS: ReadonlyArray<{ language: string; wording: string; source: string }> = [
   { language: 'German', wording: 'Speicherplatz des Kontos ueberschritten', source: BYTECAMP },
+  { language: 'German', wording: 'Benutzer hat das Speichervolumen ueberschritten.', source: SITEPACKAGE },
   { language: 'French', wording: 'Boite du destinataire pleine.', source: ORANGE },
   { language: 'Japanese', wording: '受信者の受信トレイの保存容量が不足している。', source: 'https://knowledge.workspace.google.com/admin/support/troubleshooting/gmail-smtp-errors-and-codes?hl=ja' },
   { language: 'Portuguese', wording: 'caixa de correio cheia', source: 'https://learn.microsoft.com/pt-br/exchange/client-developer/web-service-reference/mailtipsrequested' },
   { language: 'Spanish', wording: 'buzón lleno', source: 'vocabulary only: no provider reply found' },
   { language: 'Italian', wording: 'casella di posta piena', source: 'vocabulary only: no provider reply found' },
   { language: 'Russian', wording: 'почтовый ящик переполнен', source: 'vocabulary only: no provider reply found' },
+];
+
+/**
+ * "No such mailbox" in the languages large providers answer in. Each wording alone, after a bare
+ * 550, must read as `no_mailbox`. Where no provider reply in a language was found, the words
+ * are the vocabulary of that language's usual bounce texts, marked so.
+ */
+export const NO_MAILBOX_WORDINGS: ReadonlyArray<{ language: string; wording: string; source: string }> = [
+  { language: 'German', wording: 'Benutzer nicht bekannt', source: SITEPACKAGE },
+  { language: 'German', wording: 'Empfänger unbekannt', source: 'vocabulary only: no provider reply found' },
+  { language: 'French', wording: "L'adresse de courrier à laquelle vous avez envoyé votre message n'existe pas ou est introuvable", source: MS_FR_5110 },
+  { language: 'French', wording: 'destinataire inconnu', source: 'vocabulary only: no provider reply found' },
+  { language: 'Spanish', wording: 'usuario desconocido', source: 'vocabulary only: no provider reply found' },
+  { language: 'Spanish', wording: 'el destinatario no existe', source: 'vocabulary only: no provider reply found' },
+  { language: 'Italian', wording: 'utente sconosciuto', source: 'vocabulary only: no provider reply found' },
+  { language: 'Italian', wording: 'indirizzo inesistente', source: 'vocabulary only: no provider reply found' },
+  { language: 'Portuguese', wording: 'usuário desconhecido', source: 'vocabulary only: no provider reply found' },
+  { language: 'Portuguese', wording: 'destinatário não existe', source: 'vocabulary only: no provider reply found' },
+  { language: 'Russian', wording: 'пользователь не найден', source: 'vocabulary only: no provider reply found' },
+  { language: 'Russian', wording: 'нет такого пользователя', source: 'vocabulary only: no provider reply found' },
+  { language: 'Japanese', wording: '宛先のユーザーは存在しません', source: 'vocabulary only: no provider reply found' },
 ];

@@ -102,7 +102,8 @@ describe('real servers defences: every verdict right, no limit hit that could be
 
   test('Postfix recipient limit and Exim recipients_max: 452 4.5.3 teaches the limit, the rest go in later transactions', async (t) => {
     for (const defences of [{ recipientLimit: 5 }, { recipientsMax: 5 }]) {
-      const { dw, ew, hits } = await scenario(defences, {}, { addresses: 40, unknownShare: 0.05 });
+      // A host that counts errors per session only: groups are then large enough to meet the limit.
+      const { dw, ew, hits } = await scenario(defences, { transactionErrorBudget: null }, { addresses: 40, unknownShare: 0.05 });
       t.after(() => ew.close());
       assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses));
       const limitHits = (hits().recipient_limit ?? 0) + (hits().recipients_max ?? 0);
@@ -175,14 +176,52 @@ describe('real servers defences: every verdict right, no limit hit that could be
     assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses));
   });
 
-  test("Gmail's rate limit under 550 5.2.1 is read as the reply table reads it: throttling, asked again, never a verdict", async (t) => {
-    // The reply table classes this reply `throttled` (row throttling-wording); the session code
-    // must ask the same table, not a list of its own that looks at 4xx codes only.
+  test("Gmail's \"receiving mail at a rate\" under 550 5.2.1 is that mailbox's answer: TRANSIENT with a retry window after one ask, the host is not slowed", async (t) => {
+    // The reply table reads this reply as about the recipient (row recipient-receiving-too-fast):
+    // that address is asked again later, by a recheck; the host's other recipients go on as before.
     const reply = '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.';
     const { dw, ew, hits } = await scenario({ throttle: { afterRcpts: 12, reply } }, {}, { addresses: 40 });
     t.after(() => ew.close());
-    assertAllRight(ew, dw.addresses, await verifyAll(ew, dw.addresses));
+    const results = await verifyAll(ew, dw.addresses);
+    const busy = dw.addresses.filter((a) => results.get(a)?.envelope.reasons[0] === 'temporary_failure');
+    assert.ok(busy.length > 0, 'the host did answer so (the test would prove nothing otherwise)');
+    for (const address of busy) {
+      const r = results.get(address);
+      assert.equal(r?.envelope.verdict, 'TRANSIENT', address);
+      assert.notEqual(r?.envelope.retry, null, address);
+      assert.equal(r?.attempts, 1, `${address} was asked once, not put back`);
+    }
+    const others = dw.addresses.filter((a) => !busy.includes(a));
+    assertAllRight(ew, others, new Map(others.map((a) => [a, results.get(a) as EngineResult])));
+    // Each such reply ended one address (the catch-all probe may have drawn one too): none was asked again.
+    assert.ok((hits().throttled ?? 0) <= busy.length + 1, `${JSON.stringify(hits())} for ${busy.length} busy mailboxes`);
+  });
+
+  test('a host that throttles part of each session: the addresses it put back keep their attempts (one ask each, the one that was answered)', async (t) => {
+    const { dw, ew, hits } = await scenario({ throttle: { afterRcpts: 12, reply: '451 4.7.1 Too many recipients, try again later' } }, {}, { addresses: 40 });
+    t.after(() => ew.close());
+    const results = await verifyAll(ew, dw.addresses);
+    assertAllRight(ew, dw.addresses, results);
     assert.ok((hits().throttled ?? 0) > 0, 'the host did throttle (the test would prove nothing otherwise)');
+    const asked = dw.addresses.map((a) => `${a}: ${results.get(a)?.attempts}`).filter((line) => !line.endsWith(': 1'));
+    assert.deepEqual(asked, [], 'every address was asked and answered once; being put back is no attempt');
+  });
+
+  test('a host that throttles past the bound leaves its unasked addresses recheck_scheduled (host_throttled), never TRANSIENT', async (t) => {
+    const { dw, ew, hits } = await scenario({ throttle: { afterRcpts: 0, reply: '450 4.7.1 Error: too many recipients from 127.0.0.1' } }, { hostThrottleBoundMs: 400 }, { addresses: 12 });
+    t.after(() => ew.close());
+    const results = await verifyAll(ew, dw.addresses);
+    assert.ok((hits().throttled ?? 0) > 0, 'the host did throttle');
+    for (const address of dw.addresses) {
+      const e = results.get(address)?.envelope;
+      assert.deepEqual(
+        [e?.status, e?.outcome, e?.decision, e?.verdict, e?.reasons[0], e?.billing.disposition],
+        ['recheck_scheduled', 'non_verdict', 'recheck_later', null, 'host_throttled', 'released'],
+        address,
+      );
+      assert.notEqual(e?.retry, null, `${address} has a retry window`);
+      assert.equal(results.get(address)?.attempts, 0, `${address} was never answered about itself`);
+    }
   });
 
   test('any server: a 250 before the greeting is skipped, and the session goes on one command at a time', async (t) => {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { classifyRcptReply } from '../../src/core/classify-reply.js';
 import { REPLY_TABLE } from '../../src/core/reply-table.js';
 import { parseReplyText } from '../../src/core/smtp/reply.js';
-import { DOCUMENTED_REPLIES, QUOTA_WORDINGS } from './documented-replies.js';
+import { DOCUMENTED_REPLIES, NO_MAILBOX_WORDINGS, QUOTA_WORDINGS } from './documented-replies.js';
 
 export const REPLY_DOC_PATH = fileURLToPath(new URL('../../docs/reply-table.md', import.meta.url));
 
@@ -35,16 +35,22 @@ export function renderReplyTable(): string {
     '`disabled` → UNDELIVERABLE_NO_MAILBOX, `full` → MAILBOX_FULL, `greylisted` → GREYLISTED,',
     '`throttled` and `temporary` → TRANSIENT, `blocked` and `rejected_unclassified` → UNKNOWN.',
     '',
+    'Each row says whom the reply is about. `recipient`: that address\'s answer — its verdict, or a',
+    'retry window for it alone (a full mailbox, a mailbox receiving mail too fast, a 4xx about it);',
+    'nothing else slows. `client`: the prober — its IP, rate, connections or errors, a busy server,',
+    'a 421, a policy block.',
+    '',
     '`throttled` is the class the SMTP session reads: the server limits the prober (a 421, a rate,',
     'connection, recipient or error limit, X.5.3, a 4.7.x deferral). Nothing is known about the',
-    'mailbox; the address is asked again later in a fresh session, and only a host that keeps',
-    'refusing leaves it TRANSIENT.',
+    'mailbox; the address is asked again later in a fresh session and the host backs off. An',
+    'address the host kept unasked past `PRESEND_HOST_THROTTLE_BOUND_MS` is left `recheck_scheduled`',
+    '(reason `host_throttled`), never TRANSIENT.',
     '',
     '## The table (first match wins)',
     '',
-    '| # | row | class | when | why | source |',
-    '|---|---|---|---|---|---|',
-    ...REPLY_TABLE.map((rule, i) => `| ${i + 1} | ${rule.id} | ${rule.class} | ${cell(condition(rule))} | ${cell(rule.why)} | ${cell(rule.source)} |`),
+    '| # | row | class | about | when | why | source |',
+    '|---|---|---|---|---|---|---|',
+    ...REPLY_TABLE.map((rule, i) => `| ${i + 1} | ${rule.id} | ${rule.class} | ${rule.about} | ${cell(condition(rule))} | ${cell(rule.why)} | ${cell(rule.source)} |`),
     '',
     '## Documented replies and how each is read',
     '',
@@ -65,6 +71,14 @@ export function renderReplyTable(): string {
     '|---|---|---|',
     ...QUOTA_WORDINGS.map((q) => `| ${q.language} | ${cell(q.wording)} | ${cell(q.source)} |`),
     '',
+    '## "No such mailbox" wording by language',
+    '',
+    'Each wording alone, after a bare 550, is read as `no_mailbox`.',
+    '',
+    '| language | wording | source |',
+    '|---|---|---|',
+    ...NO_MAILBOX_WORDINGS.map((q) => `| ${q.language} | ${cell(q.wording)} | ${cell(q.source)} |`),
+    '',
     '## Decisions worth knowing',
     '',
     '- A policy block (X.7.x, block lists, "blocked", relay or access denials) is never read as "no such',
@@ -73,8 +87,9 @@ export function renderReplyTable(): string {
     '- Over-quota wording wins over the code (Orange sends 552 5.1.1 for a full mailbox; a Polish host',
     '  554 5.7.1 "Quota exceeded"), but the sender\'s own quota ("sending quota", "daily quota") is',
     '  throttling, and "insufficient system storage" (X.3.1) is the server\'s disk, not the mailbox.',
-    '- Throttling wins over everything else but an accept: Gmail answers a recipient that receives',
-    '  too much mail with 550 5.2.1, the code of a disabled mailbox.',
+    '- A mailbox receiving mail too fast is about that mailbox, whatever the code: Gmail answers so',
+    '  with 450 4.2.1 and with 550 5.2.1 (the code of a disabled mailbox). That address gets a retry',
+    '  window (TRANSIENT); the host is not slowed. Throttling of the client wins over the rest.',
     '- A bare 4.7.x "try again later" is throttling; greylisting is read only when named (postgrey,',
     '  "Greylisted", "try again in N minutes") or documented (Mimecast 451 "Internal resource',
     '  temporarily unavailable").',

@@ -21,9 +21,13 @@ function settings(port: number, more: Partial<SessionSettings> = {}): SessionSet
   };
 }
 
+/**
+ * The scripted server names no MTA in its banner; these tests are about how sessions carry
+ * recipients, at a host that counts errors per session only (no first-contact cap per message).
+ */
 function queueSettings(port: number, more: Partial<HostQueueSettings> = {}): HostQueueSettings {
   const { useStartTls: _unused, ...session } = settings(port);
-  return { session, maxSessions: 1, maxRcptsPerTransaction: 100, maxTransactionsPerSession: 10, sessionIdleMs: 0, maxAttempts: 2, ...more };
+  return { session, maxSessions: 1, maxRcptsPerTransaction: 100, maxTransactionsPerSession: 10, sessionIdleMs: 0, maxAttempts: 2, transactionErrors: null, ...more };
 }
 
 /** A host queue for the scripted server, one session at a time, closed when the test ends. */
@@ -81,7 +85,9 @@ describe('probe session protocol corners', () => {
     const recipients = Array.from({ length: 10 }, (_, i) => (i % 2 ? `unknown${i}@x.test` : `user${i}@x.test`));
     const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
     assert.deepEqual(results.map(codeOf), recipients.map((r) => (r.startsWith('unknown') ? 550 : 250)));
-    assert.equal(server.sessions.length, 2);
+    // The first session met the 421; the rest went to new ones (as many as first contact's
+    // worst-case groups take: nine errors at most per session until the host's share is known).
+    assert.ok(server.sessions.length >= 2 && server.sessions.length <= 3, `${server.sessions.length} sessions`);
   });
 
   test('a 421 sent unasked right after a repeated EHLO (Postfix junk limit in stress mode) closes the session: the group is used, not read as out of step', async (t) => {

@@ -6,38 +6,38 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, missingProbeIdentity, type PresendConfig } from '../../config.js';
 import { createEngine } from '../../core/index.js';
-import type { EngineResult } from '../../core/index.js';
+import { createCheckOutput } from '../output/check-output.js';
 import { EXIT } from '../output/exit-codes.js';
-import { renderTable } from '../output/table.js';
-
-function row(result: EngineResult): string[] {
-  const e = result.envelope;
-  return [
-    result.email,
-    e.verdict ?? '-',
-    e.decision ?? '-',
-    e.confidence === null ? '-' : e.confidence.toFixed(2),
-    [...e.reasons, ...(result.didYouMean ? [`did you mean ${result.didYouMean}?`] : [])].join(', '),
-  ];
-}
+import { createProgress } from '../output/progress.js';
 
 export function register(program: Command): void {
   program
     .command('check')
     .description('Verify addresses with the engine in this process (no service, no credits): DNS and SMTP probes from this machine.')
     .argument('<address...>', 'one or more email addresses')
-    .option('--json', 'print the engine results as JSON')
+    .option('--json', 'print the engine results as one JSON array, in the order given, once all are known')
+    .option('--jsonl', 'print one JSON line per address as soon as its result is known')
     .addHelpText(
       'after',
       `
 Examples:
   $ PRESEND_HELO_NAME=probe.example.com PRESEND_MAIL_FROM=verify@example.com presend check alice@example.org
   $ presend check bob@example.org carol@example.net --json
+  $ presend check $(cat addresses.txt) --jsonl > results.jsonl
+
+Results print as each becomes final (table rows and --jsonl lines, in the order they are
+known); a run that takes more than a second shows a progress bar on stderr (on a terminal).
+An address whose mail server kept throttling this machine shows (recheck_scheduled), reason
+host_throttled: it was not asked; check it again later.
 
 Reads the same environment as \`presend serve\` (PRESEND_DNS_SERVERS, PRESEND_SMTP_PROXY, …).
 Exit codes: 0 it ran (whatever the verdicts), 2 usage or configuration error.`,
     )
-    .action(async (addresses: string[], flags: { json?: boolean }) => {
+    .action(async (addresses: string[], flags: { json?: boolean; jsonl?: boolean }) => {
+      if (flags.json && flags.jsonl) {
+        process.stderr.write('presend check: give --json or --jsonl, not both\n');
+        process.exit(EXIT.usage);
+      }
       let config: PresendConfig;
       try {
         config = loadConfig();
@@ -54,17 +54,13 @@ Exit codes: 0 it ran (whatever the verdicts), 2 usage or configuration error.`,
         );
       }
       const engine = createEngine(config);
-      const results = new Map<string, EngineResult>();
+      const output = createCheckOutput(flags.jsonl ? 'jsonl' : flags.json ? 'json' : 'table', addresses, process.stdout, createProgress());
       try {
-        await engine.verifyMany(addresses, (result) => {
-          results.set(result.input, result);
-        });
+        await engine.verifyMany(addresses, (result) => output.add(result));
       } finally {
+        output.end();
         await engine.close();
       }
-      const ordered = addresses.flatMap((address) => results.get(address) ?? []);
-      if (flags.json) process.stdout.write(`${JSON.stringify(ordered, null, 2)}\n`);
-      else process.stdout.write(renderTable(['address', 'verdict', 'decision', 'confidence', 'reasons'], ordered.map(row)));
       process.exitCode = EXIT.ok;
     });
 }

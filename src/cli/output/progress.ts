@@ -14,10 +14,12 @@ export interface Progress {
   update(label: string, value: number, total: number, detail?: string): void;
   /** Passing news (a retry), shown in the bar until the next update. */
   status(text: string): void;
+  /** Erases the bar's line so a line of output can be written to the same terminal; the next update draws it again. */
+  clear(): void;
   stop(): void;
 }
 
-const silent: Progress = { active: false, update() {}, status() {}, stop() {} };
+const silent: Progress = { active: false, update() {}, status() {}, clear() {}, stop() {} };
 
 export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
   if (!stream.isTTY) return silent;
@@ -54,6 +56,9 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     },
     status(text) {
       if (started) bar.update({ detail: text });
+    },
+    clear() {
+      if (started) stream.write('\r\x1b[2K');
     },
     stop() {
       if (!started) return;

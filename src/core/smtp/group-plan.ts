@@ -31,6 +31,12 @@ export interface RefusalEstimate {
   rate: number;
   /** Recipients the estimate rests on (prior weight included). */
   weight: number;
+  /**
+   * Whether the host's own share is known (enough of its recipients answered). Until it is, a
+   * group is planned for the worst case — every recipient refused — so first contact stays
+   * under every limit whatever the list holds (a domain whose every address is gone).
+   */
+  known: boolean;
 }
 
 function fits(k: number, room: number, r: number, weight: number): boolean {
@@ -49,6 +55,70 @@ export function recipientsForRoom(room: number, estimate: RefusalEstimate, cap: 
   const r = Math.min(1, Math.max(0.001, estimate.rate));
   const weight = Math.max(1, estimate.weight);
   let k = Math.max(1, Math.min(cap, Math.floor(room)));
+  if (!estimate.known) return k;
   while (k < cap && fits(k + 1, room, r, weight)) k++;
   return k;
+}
+
+/** What the next group of a session is planned from: the queue, the session so far, and the host as known. */
+export interface GroupPlanInput {
+  /** Recipients waiting; `urgent` of them (catch-all probes, sure refusals) at its head. */
+  waiting: number;
+  urgent: number;
+  /** Sessions of this host free to take a group now (the waiting recipients are spread over them). */
+  freeSessions: number;
+  /** Recipients per transaction (configured, or the host's learnt limit). */
+  rcptLimit: number;
+  /** Recipients this session may still carry (a per-connection cap), or null when unbounded. */
+  sessionRcptsLeft: number | null;
+  /** Errors the host's sessions plan to collect, and the errors this session has collected. */
+  errorBudget: number;
+  sessionErrors: number;
+  /**
+   * Errors one transaction may collect, or null when the host counts errors per session only.
+   * Exim setups delay each unknown recipient from the 4th of a message (an ACL `delay` growing
+   * with $rcpt_fail_count): 3 until the host shows (or its banner says) otherwise.
+   */
+  transactionErrors: number | null;
+  estimate: RefusalEstimate;
+  /** Transactions this session has run, and what opening a fresh one costs here, in round trips. */
+  transactionsDone: number;
+  setupRounds: number;
+}
+
+export interface GroupPlan {
+  /** Recipients to take from the head of the queue (0: none now). */
+  size: number;
+  /** Errors the session expects to have room for after the group (below 1: it ends with this group). */
+  roomAfter: number;
+  /** True when none is taken because a fresh session would serve the waiting recipients better. */
+  freshIsBetter: boolean;
+}
+
+/**
+ * The next group: balanced over the free sessions, sized to the error room left in the session
+ * (budget plus slack) and in the transaction, and empty when a fresh session would serve the
+ * waiting recipients better than the few this one's budget still allows (a group costs one
+ * round trip, a fresh session its setup and one more, for a full budget's worth).
+ */
+export function planGroup(input: GroupPlanInput): GroupPlan {
+  const room = input.errorBudget + BUDGET_SLACK - input.sessionErrors;
+  const perSession = input.sessionRcptsLeft === null ? input.rcptLimit : Math.max(0, Math.min(input.rcptLimit, input.sessionRcptsLeft));
+  const balanced = Math.min(perSession, Math.ceil(input.waiting / Math.max(1, input.freeSessions)));
+  const sure = Math.min(balanced, input.urgent);
+  const worst = worstCaseCeiling(input.errorBudget) - input.sessionErrors - sure;
+  const cap = Math.min(balanced - sure, Math.max(1, worst));
+  const fitting = (errors: number, most: number): number => recipientsForRoom(errors, input.estimate, most);
+  let rest = room - sure >= 1 ? fitting(room - sure, cap) : sure > 0 || balanced === 0 ? 0 : 1;
+  // The transaction's own room (the probe counted in it): a per-message delay starts past it.
+  const txRoom = input.transactionErrors === null ? null : input.transactionErrors - sure;
+  if (txRoom !== null) rest = Math.min(rest, txRoom >= 1 ? fitting(txRoom, cap) : 0);
+  if (input.transactionsDone > 0 && sure === 0) {
+    const fresh = Math.min(fitting(input.errorBudget + BUDGET_SLACK, input.rcptLimit), input.transactionErrors === null ? Infinity : fitting(input.transactionErrors, input.rcptLimit));
+    if (rest * (input.setupRounds + 1) < fresh && input.waiting >= fresh) return { size: 0, roomAfter: 0, freshIsBetter: true };
+  }
+  // Until the host's share is known every recipient is counted as a refusal: a session that has
+  // used its room ends with this group (QUIT rides it) instead of greeting again.
+  const expected = input.estimate.known ? rest * input.estimate.rate : rest;
+  return { size: Math.min(balanced, sure + rest), roomAfter: room - sure - expected, freshIsBetter: false };
 }

@@ -30,9 +30,22 @@
  */
 import type { FactsCache } from '../ports.js';
 import type { RefusalEstimate } from './group-plan.js';
+import { FIRST_CONTACT_SESSIONS } from './session-count.js';
 
 export interface HostProfile {
   errorBudget: number;
+  /** Errors one transaction may collect; null once the host is known to count errors per session only. */
+  transactionErrors: number | null;
+  /** Sessions at once the host's MTA allows a client by default (session-count.ts), read from its greeting. */
+  sessionCeiling: number;
+  /** Recipients one session may carry (per-connection caps: Haraka's limit plugin); null once known unbounded. */
+  sessionRcpts: number | null;
+  /**
+   * The host holds every reply of ours, accepted ones and setup too (a penalised client: Haraka
+   * karma once our score is negative): errors cost no more than anything else here, so
+   * sessions are made full (up to sessionRcpts), never cut short to dodge a slowdown.
+   */
+  slowEveryReply: boolean;
   sessions: number;
   rcptLimit: number;
   transactions: number;
@@ -45,11 +58,33 @@ export interface HostProfile {
 
 export interface HostDefaults {
   errorBudget: number;
+  /** Recipients per session at first contact (FIRST_CONTACT_SESSION_RCPTS); null: unbounded. */
+  sessionRcpts: number | null;
+  /** Errors per transaction at first contact (FIRST_CONTACT_TRANSACTION_ERRORS); null: per session only. */
+  transactionErrors: number | null;
   sessions: number;
   rcptLimit: number;
   transactions: number;
 }
 
+/**
+ * Errors one transaction plans at first contact: Exim setups commonly delay each unknown
+ * recipient from the 4th of a message (`delay` in acl_smtp_rcpt, growing with $rcpt_fail_count;
+ * Exim spec ch. 42, "ACL modifiers"). Lifted for a host whose banner names an MTA that counts
+ * errors per session (server-family.ts), or that took more refusals in a message unslowed.
+ */
+export const FIRST_CONTACT_TRANSACTION_ERRORS = 3;
+/**
+ * Recipients one session carries at first contact: per-connection recipient caps exist (Haraka's
+ * limit plugin, `[recipients] max`, commonly 20). Lifted for a banner whose MTA counts
+ * recipients per message only (server-family.ts); not raised by trying more — that is how a cap
+ * is set off — only lowered where a host refuses for it.
+ */
+export const FIRST_CONTACT_SESSION_RCPTS = 20;
+/** A slowdown from this many errors or fewer is no error limit (Postfix's is 10) but a penalised client. */
+const PENALISED_FROM_ERRORS = 2;
+/** Recipients of a host's own that must have been answered before its refusal share counts as known (group-plan.ts). */
+const KNOWN_SAMPLE = 20;
 /** Budget left for a tarpitting host: a few held-back rejections per session at most. */
 export const TARPIT_ERROR_BUDGET = 3;
 /** Share of refusals assumed before any reply was seen (a list with a quarter unknown is common). */
@@ -84,7 +119,7 @@ export class HostLearning {
   ) {}
 
   private fresh(): HostProfile {
-    return { ...this.defaults, greetings: null, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
+    return { ...this.defaults, sessionCeiling: FIRST_CONTACT_SESSIONS, slowEveryReply: false, greetings: null, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
   }
 
   /** The profile as known now (defaults until load() has answered). */
@@ -120,6 +155,12 @@ export class HostLearning {
             profile.rcptLimit = Math.max(1, n(stored.rcptLimit, profile.rcptLimit, this.defaults.rcptLimit));
             profile.transactions = Math.max(1, n(stored.transactions, profile.transactions, this.defaults.transactions));
             profile.greetings = typeof stored.greetings === 'number' && stored.greetings >= 1 ? stored.greetings : null;
+            profile.slowEveryReply = stored.slowEveryReply === true;
+            profile.sessionCeiling = Math.max(1, n(stored.sessionCeiling, FIRST_CONTACT_SESSIONS, this.defaults.sessions));
+            if (stored.sessionRcpts === null) profile.sessionRcpts = null;
+            else if (typeof stored.sessionRcpts === 'number' && stored.sessionRcpts >= 1) profile.sessionRcpts = stored.sessionRcpts;
+            if (stored.transactionErrors === null) profile.transactionErrors = null;
+            else if (typeof stored.transactionErrors === 'number' && stored.transactionErrors >= 1) profile.transactionErrors = Math.min(stored.transactionErrors, profile.errorBudget + 1);
             profile.strict = stored.strict === true;
             profile.tarpit = stored.tarpit === true;
             profile.rcpts = n(stored.rcpts, 0, STATS_WINDOW);
@@ -161,7 +202,49 @@ export class HostLearning {
     const profile = this.profile(host);
     const everywhere = (this.all.refusals + PRIOR_REFUSAL_RATE * PRIOR_WEIGHT) / (this.all.rcpts + PRIOR_WEIGHT);
     const own = (profile.refusals + everywhere * PRIOR_WEIGHT) / (profile.rcpts + PRIOR_WEIGHT);
-    return { rate: profile.rcpts < TRUSTED_SAMPLE ? Math.max(own, everywhere) : own, weight: profile.rcpts + PRIOR_WEIGHT };
+    return { rate: profile.rcpts < TRUSTED_SAMPLE ? Math.max(own, everywhere) : own, weight: profile.rcpts + PRIOR_WEIGHT, known: profile.rcpts >= KNOWN_SAMPLE };
+  }
+
+  /**
+   * Every reply slowed once the session had made `errors` errors. So few that no MTA's error
+   * limit explains it (Postfix's is 10): the client is penalised (karma), every reply will be
+   * slow in any session; otherwise it is the host's error limit.
+   */
+  slowdownSeen(host: string, errors: number): boolean {
+    return errors <= PENALISED_FROM_ERRORS ? this.everyReplySlow(host) : this.limitSeen(host, errors);
+  }
+
+  /** The host holds every reply of ours, whatever it answers (a penalised client). */
+  everyReplySlow(host: string): boolean {
+    const profile = this.profile(host);
+    if (profile.slowEveryReply) return false;
+    profile.slowEveryReply = true;
+    return true;
+  }
+
+  /** The greeting named the host's MTA, whose default per-client connection limit leaves room for `ceiling` sessions. */
+  sessionCeilingKnown(host: string, ceiling: number): boolean {
+    const profile = this.profile(host);
+    if (profile.sessionCeiling === ceiling) return false;
+    profile.sessionCeiling = ceiling;
+    return true;
+  }
+
+  /** The host counts recipients per message only: no cap on a session's recipients. */
+  sessionRcptsLifted(host: string): boolean {
+    const profile = this.profile(host);
+    if (profile.sessionRcpts === null) return false;
+    profile.sessionRcpts = null;
+    return true;
+  }
+
+  /** The host refused the recipient after `carried` of them in one session: that is its cap. */
+  sessionRcptsLimited(host: string, carried: number): boolean {
+    const profile = this.profile(host);
+    const most = Math.max(1, carried);
+    if (profile.sessionRcpts !== null && profile.sessionRcpts <= most) return false;
+    profile.sessionRcpts = most;
+    return true;
   }
 
   /** The host showed its error limit: `limit` errors made it slow down, close, or drop us. */
@@ -170,6 +253,18 @@ export class HostLearning {
     const budget = Math.max(0, limit - 2);
     if (budget >= profile.errorBudget) return false;
     profile.errorBudget = budget;
+    return true;
+  }
+
+  /**
+   * The host counts errors per session, not per message (its banner names such an MTA, or a
+   * transaction of it took more refusals than the first-contact cap, none of them slowed): the
+   * cap on errors per transaction is lifted — learnt upwards, never by setting a limit off.
+   */
+  transactionErrorsLifted(host: string): boolean {
+    const profile = this.profile(host);
+    if (profile.transactionErrors === null) return false;
+    profile.transactionErrors = null;
     return true;
   }
 

@@ -20,29 +20,17 @@
  */
 import type { FactsCache, SessionLimiter } from '../ports.js';
 import { systemClock } from '../ports.js';
-import { BUDGET_SLACK, recipientsForRoom, worstCaseCeiling } from './group-plan.js';
-import { HostLearning, type HostProfile } from './host-profile.js';
+import { BUDGET_SLACK, planGroup } from './group-plan.js';
+import { FIRST_CONTACT_SESSION_RCPTS, FIRST_CONTACT_TRANSACTION_ERRORS, HostLearning, type HostProfile } from './host-profile.js';
 import type { SmtpReply } from './reply.js';
 import { ProbeSession, type SessionFailure, type SessionSettings, type TransactionResult } from './session.js';
 import { hostSignalOf } from './throttle.js';
+import { learnFromTransaction } from './transaction-lessons.js';
+import { capsRecipientsPerMessage, countsErrorsPerSession, serverFamilyOf } from './server-family.js';
+import { sessionCeiling, sessionsForPath } from './session-count.js';
+import { Entry, afterCut, afterHostPause, afterRefusal, afterSilence, type HostResultListener, type HostResult, type ProbeTarget, type PutBackRules } from './put-back.js';
 
-export interface ProbeTarget {
-  /** `local@domain`, local part as given, domain in A-label form. */
-  recipient: string;
-  needsUtf8: boolean;
-  /** Catch-all probes jump the queue (accepted answers wait for them); counted as a sure refusal. */
-  urgent?: boolean;
-}
-
-export type HostOutcome =
-  | { kind: 'reply'; reply: SmtpReply }
-  | { kind: 'mail_rejected'; reply: SmtpReply }
-  | { kind: 'utf8_unsupported' }
-  | { kind: 'failure'; failure: SessionFailure }
-  | { kind: 'aborted' };
-
-/** `failover`: the host could not be used at all; try the next MX. */
-export type HostResult = { kind: 'final'; outcome: HostOutcome; attempts: number } | { kind: 'failover'; failure: SessionFailure; attempts: number };
+export type { HostOutcome, HostResult, HostResultListener, ProbeTarget } from './put-back.js';
 
 export interface HostQueueSettings {
   session: Omit<SessionSettings, 'useStartTls' | 'strict'>;
@@ -57,38 +45,19 @@ export interface HostQueueSettings {
   maxRequeues?: number;
   /** Errors one session plans to collect at a host not known yet (host-profile.ts). Default 8. */
   errorBudget?: number;
+  /** Errors one transaction plans to collect at a host not known yet; null: the session's budget alone. Default 3 (host-profile.ts). */
+  transactionErrors?: number | null;
+  /** Recipients one session carries at a host not known yet; null: unbounded. Default 20 (host-profile.ts). */
+  sessionRcpts?: number | null;
   /** First wait after the host refused or throttled us; doubled each time up to maxBackoffMs. Defaults 1000 / 8000 ms. */
   backoffMs?: number;
   maxBackoffMs?: number;
-  /** How long an address may keep being throttled (asked again after back-offs) before it ends TRANSIENT. Default 30 s. */
-  maxThrottleMs?: number;
-}
-
-/** Called with a recipient's result and the target it was enqueued with (one callback can serve many). */
-export type HostResultListener = (result: HostResult, target: ProbeTarget) => void;
-
-/** One recipient waiting for (or in) a transaction; settles once. A class, not closures: batches make thousands. */
-class Entry {
-  attempts = 0;
-  requeues = 0;
-  /** Times a group it was in was cut by the host after the host had answered part of it (progress, not a refusal). */
-  cuts = 0;
-  /** When the host first throttled this recipient; null until it did. */
-  throttledSince: number | null = null;
-  settled = false;
-  unlisten: (() => void) | null = null;
-
-  constructor(
-    readonly target: ProbeTarget,
-    private readonly resolve: HostResultListener,
-  ) {}
-
-  settle(result: HostResult): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.unlisten?.();
-    this.resolve(result, this.target);
-  }
+  /**
+   * How long the host may keep pausing an address it never answered about (throttling replies,
+   * 421s at the greeting or asking for time) before the address ends `host_throttled`
+   * (recheck_scheduled, never TRANSIENT). Default 3 minutes (PRESEND_HOST_THROTTLE_BOUND_MS).
+   */
+  hostThrottleBoundMs?: number;
 }
 
 /** After a group: the session goes on, is over (QUIT answered), should end (the host asked for a pause), or broke. */
@@ -98,13 +67,12 @@ const is2xx = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 3
 const MIN_RECIPIENTS_PER_SESSION = 4;
 export const DEFAULT_ERROR_BUDGET = 8;
 const DEFAULT_MAX_REQUEUES = 5;
+/** A path this long (round trip, ms) leaves a QUIT on its way while the next session connects. */
+const FAR_PATH_MS = 5;
+export const DEFAULT_HOST_THROTTLE_BOUND_MS = 180_000;
 const NO_CACHE: FactsCache = { get: () => Promise.resolve(undefined), set: () => Promise.resolve() };
-/** A 421 naming commands (Exim smtp_accept_max_nonmail, Postfix junk limit) limits transactions, not errors. */
-const COMMAND_LIMIT = /nonmail|non-mail|too many (?:commands|junk|unrecognized)/i;
-/** Sendmail names itself in its default banner ("220 host ESMTP Sendmail 8.17.1/8.17.1; date"). */
-const SENDMAIL = /\bSendmail\b/i;
-/** A 421 naming errors (Postfix "Error: too many errors", Exim "too many syntax or protocol errors") is an error limit. */
-const ERROR_LIMIT = /\berrors\b/i;
+/** A refusal naming recipient attempts (Haraka limit "Too many recipient attempts") caps recipients per connection. */
+const PER_CONNECTION_RCPTS = /recipient attempts/i;
 
 export class HostQueue {
   private pending: Entry[] = [];
@@ -113,9 +81,12 @@ export class HostQueue {
   private target: number;
   private tlsBroken = false;
   private closing = false;
-  private refusals = 0;
   /** What opening a session costs here, in round trips (connect, greeting, EHLO, TLS): smoothed. */
   private setupRounds = 3;
+  /** Sessions whose QUIT was sent and whose 221 is awaited: still open at the server. */
+  private closingSessions = 0;
+  /** The path's round trip (the EHLO's, or the connect's where the EHLO was held), smoothed; null until a session was opened. */
+  private pathMs: number | null = null;
   private backoffStep = 0;
   private backoffUntil = 0;
   private wakeBackoff: (() => void) | null = null;
@@ -143,6 +114,8 @@ export class HostQueue {
         NO_CACHE,
         {
           errorBudget: settings.errorBudget ?? DEFAULT_ERROR_BUDGET,
+          transactionErrors: settings.transactionErrors === undefined ? FIRST_CONTACT_TRANSACTION_ERRORS : settings.transactionErrors,
+          sessionRcpts: settings.sessionRcpts === undefined ? FIRST_CONTACT_SESSION_RCPTS : settings.sessionRcpts,
           sessions: settings.maxSessions,
           rcptLimit: settings.maxRcptsPerTransaction,
           transactions: settings.maxTransactionsPerSession,
@@ -184,8 +157,8 @@ export class HostQueue {
     if (this.idle.length > 0) for (const wake of this.idle.splice(0)) wake();
     // A further session only pays off for a few recipients more: a single check (and its
     // catch-all probe) rides one session, a batch of a domain gets the full allowance.
-    const wanted = Math.min(this.target, Math.ceil(this.pending.length / MIN_RECIPIENTS_PER_SESSION));
-    if (this.sessions < wanted) this.spawn(false);
+    const wanted = Math.min(this.wanted(), Math.ceil(this.pending.length / MIN_RECIPIENTS_PER_SESSION));
+    while (this.sessions < wanted && this.serverHasRoom()) this.spawn(false);
   }
 
   /**
@@ -194,8 +167,8 @@ export class HostQueue {
    */
   warm(expectedRecipients: number): void {
     if (this.closing) return;
-    const wanted = Math.min(this.target, Math.ceil(expectedRecipients / MIN_RECIPIENTS_PER_SESSION));
-    while (this.sessions < wanted) this.spawn(true);
+    const wanted = Math.min(this.wanted(), Math.ceil(expectedRecipients / MIN_RECIPIENTS_PER_SESSION));
+    while (this.sessions < wanted && this.serverHasRoom()) this.spawn(true);
   }
 
   private spawn(warm: boolean): void {
@@ -213,15 +186,25 @@ export class HostQueue {
       await this.ready;
       await this.backedOff();
       // What was learnt (or a back-off) may allow fewer sessions than were started.
-      if (this.closing || this.sessions > this.target || (!warm && this.pending.length === 0)) return;
+      if (this.closing || this.sessions > this.wanted() || (!warm && this.pending.length === 0)) return;
       release = await this.limiter.acquire(this.host);
       let opened = null;
       for (let tries = 0; tries < 2 && (warm || this.pending.length > 0) && !this.closing; tries++) {
         const started = this.now();
-        opened = await ProbeSession.open(this.host, this.addresses, { ...this.settings.session, useStartTls: !this.tlsBroken, strict: this.profile.strict });
+        opened = await ProbeSession.open(this.host, this.addresses, {
+          ...this.settings.session,
+          useStartTls: !this.tlsBroken,
+          strict: this.profile.strict,
+          awaitSlowReplies: this.profile.slowEveryReply,
+        });
         if (opened.ok) {
           const rounds = (this.now() - started) / Math.max(0.1, opened.session.roundTripMs);
           this.setupRounds = 0.7 * this.setupRounds + 0.3 * Math.min(rounds, 100);
+          // The path's round trip: the EHLO's (a relay or proxy answers the TCP connect itself), or
+          // the connect's where the EHLO was held (a penalised client: that delay is not the path).
+          const session = opened.session;
+          const path = session.greetedSlowly ? session.connectMs : Math.max(session.connectMs, session.roundTripMs);
+          this.pathMs = this.pathMs === null ? path : 0.7 * this.pathMs + 0.3 * path;
         }
         // Opportunistic TLS (RFC 3207): a broken handshake is retried once in plaintext.
         if (!opened.ok && opened.failure.kind === 'tls' && !this.tlsBroken) {
@@ -232,22 +215,52 @@ export class HostQueue {
       }
       if (opened && !opened.ok) this.openFailed(opened.failure);
       else if (opened?.ok) {
-        this.refusals = 0;
         ({ farewell } = await this.serve(opened.session));
       }
     } finally {
       this.sessions--;
+      if (farewell) this.closingSessions++;
       await release?.();
       this.pump();
       // The 221 is still awaited (bounded, session.quit()): the queue is not idle — and not
       // dropped by the dispatcher, whose close() would then miss it — before the socket is closed.
       await farewell;
+      if (farewell) {
+        this.closingSessions--;
+        this.pump();
+      }
       if (this.sessions === 0 && this.pending.length === 0) {
         // Quiet again: the next burst may try the host's full allowance, and the queue can go.
         this.target = Math.min(this.settings.maxSessions, this.profile.sessions);
         this.onIdle?.();
       }
     }
+  }
+
+  /** Sessions at once this host allows as known: the politeness cap, what it taught, the limit its MTA keeps (session-count.ts). */
+  private allowed(): number {
+    return Math.max(1, Math.min(this.target, this.profile.sessionCeiling));
+  }
+
+  /** Sessions at once worth having now: sized to the path (session-count.ts). */
+  private wanted(): number {
+    return sessionsForPath(this.pathMs ?? 0, this.profile.slowEveryReply, this.allowed());
+  }
+
+  /**
+   * Whether one more session stays within what the host allows as the host counts: a session we
+   * sent QUIT on is over for us (its slot is free at once) but open at the server until it has
+   * read the QUIT — a round trip later on a far path.
+   */
+  private serverHasRoom(): boolean {
+    // On a near path the server has read the QUIT before our next connection reaches it.
+    const lingering = (this.pathMs ?? 0) >= FAR_PATH_MS ? this.closingSessions : 0;
+    return this.sessions + lingering < this.allowed();
+  }
+
+  /** The host is busier than our sessions: one fewer at once than were open (or allowed) when it said so. */
+  private fewerSessions(): void {
+    this.target = Math.max(1, Math.min(this.allowed(), this.sessions) - 1);
   }
 
   /** Waits out a back-off the host asked for (a refusal or throttling); close() cuts it short. */
@@ -278,17 +291,19 @@ export class HostQueue {
     if (this.sessions > 1) {
       // Another session of this host is up or on its way: the host is merely busier than
       // our limit (421 too many connections). Serve it with fewer sessions from now on.
-      this.target = Math.max(1, this.target - 1);
+      this.fewerSessions();
       if (refusedForNow && this.profile.sessions > this.target) {
         this.profile.sessions = this.target;
         void this.learning.save(this.host);
       }
       return;
     }
-    if (refusedForNow && ++this.refusals <= (this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES)) {
-      // 421 at the greeting (too many connections, or a rate limit): not about the
-      // recipients. They wait for a back-off and a new session.
+    if (refusedForNow) {
+      // 421 at the greeting (too many connections, or a rate limit): not about the recipients.
+      // They wait for a back-off and a new session, unless the host has kept them waiting past
+      // the bound (then they end host_throttled, recheck_scheduled).
       this.backOff();
+      this.putBack(afterHostPause(this.pending.splice(0), this.rules(), failure.reply, failure.detail));
       return;
     }
     // RFC 5321 §5.1: only a host that cannot be reached passes the mail to the next MX. A host
@@ -297,11 +312,9 @@ export class HostQueue {
       failure.kind === 'refused' || failure.kind === 'proxy' || (failure.kind === 'timeout' && (failure.step === 'connect' || failure.step === 'banner'));
     if (unreachable) this.onHostDown(failure);
     for (const entry of this.pending.splice(0)) {
-      entry.settle(
-        unreachable
-          ? { kind: 'failover', failure, attempts: entry.attempts + 1 }
-          : { kind: 'final', outcome: { kind: 'failure', failure }, attempts: entry.attempts + 1 },
-      );
+      entry.attempts++;
+      if (unreachable) entry.settle({ kind: 'failover', failure, attempts: entry.attempts });
+      else entry.end({ kind: 'failure', failure });
     }
   }
 
@@ -321,9 +334,10 @@ export class HostQueue {
     this.live.add(session);
     let after: AfterGroup = 'open';
     let transactions = 0;
+    /** Recipients this session has carried (probes counted: a per-connection cap counts every RCPT). */
+    let carried = 0;
     const maxTransactions = Math.min(this.settings.maxTransactionsPerSession, this.profile.transactions);
-    // Sendmail (MAXHELOCOMMANDS 3) sleeps from the third greeting of a session: known by its banner.
-    if (SENDMAIL.test(session.greeting.text) && this.learning.greetingsLimited(this.host, 2)) void this.learning.save(this.host);
+    this.readGreeting(session);
     // One group per session when groups cannot be checked by a repeated EHLO, or the host's replies once fell out of step.
     const oneGroup = session.strict || !session.canVerifyWithEhlo;
     try {
@@ -335,7 +349,7 @@ export class HostQueue {
         }
         const room = this.room(session);
         if (transactions > 0 && room < 1) break; // budget spent: the next recipients get a fresh session
-        const plan = this.take(session, room);
+        const plan = this.take(session, carried);
         if (plan.batch.length === 0) {
           if (plan.roomAfter < 1 && this.pending.length > 0) break; // a fresh session serves them better
           if (!(await this.waitForWork(Math.min(this.settings.sessionIdleMs, session.remainingMs - this.settings.session.stepTimeoutMs)))) break;
@@ -344,10 +358,12 @@ export class HostQueue {
         // QUIT rides the group when the session certainly ends with it; otherwise EHLO ends the
         // group (and checks it), and the session may serve more or linger for more work.
         const greetingsLeft = this.profile.greetings === null || session.greetings < this.profile.greetings;
-        const final = oneGroup || !greetingsLeft || transactions + 1 >= maxTransactions || plan.roomAfter < 1;
+        const final = oneGroup || !greetingsLeft || transactions + 1 >= maxTransactions || plan.roomAfter < 1 || (plan.rcptsLeft !== null && plan.rcptsLeft < 1);
+        const before = carried;
+        carried += plan.batch.length;
         this.busy++;
         try {
-          after = await this.run(session, plan.batch, final);
+          after = await this.run(session, plan.batch, final, before);
         } finally {
           this.busy--;
         }
@@ -364,28 +380,42 @@ export class HostQueue {
     return { farewell };
   }
 
-  /**
-   * A chunk for the next group: balanced over the free sessions, and sized to the error budget
-   * left. Empty when a fresh session would serve the waiting recipients better than the few
-   * this one's budget still allows: a group costs one round trip, a fresh session its setup
-   * (connect, greeting, EHLO: `setupRounds`) and one more, for a full budget's worth.
-   */
-  private take(session: ProbeSession, room: number): { batch: Entry[]; roomAfter: number } {
-    const free = Math.max(1, this.sessions - this.busy);
-    const limit = Math.min(this.settings.maxRcptsPerTransaction, this.profile.rcptLimit);
-    const balanced = Math.min(limit, Math.ceil(this.pending.length / free));
-    let sure = 0;
-    while (sure < balanced && this.pending[sure]?.target.urgent) sure++;
-    const estimate = this.learning.refusals(this.host);
-    const worst = worstCaseCeiling(this.profile.errorBudget) - session.errors - sure;
-    const cap = Math.min(balanced - sure, Math.max(1, worst));
-    const rest = room - sure >= 1 ? recipientsForRoom(room - sure, estimate, cap) : sure > 0 || balanced === 0 ? 0 : 1;
-    if (session.transactionsDone > 0 && sure === 0) {
-      const fresh = recipientsForRoom(this.profile.errorBudget + BUDGET_SLACK, estimate, limit);
-      if (rest * (this.setupRounds + 1) < fresh && this.pending.length >= fresh) return { batch: [], roomAfter: 0 };
-    }
-    const size = Math.min(balanced, sure + rest);
-    return { batch: this.pending.splice(0, size), roomAfter: room - sure - rest * estimate.rate };
+  /** What the greeting's name of the MTA tells before anything is set off (server-family.ts). */
+  private readGreeting(session: ProbeSession): void {
+    const family = serverFamilyOf(session.greeting.text);
+    // Sendmail (MAXHELOCOMMANDS 3) sleeps from the third greeting of a session.
+    let changed = family === 'sendmail' && this.learning.greetingsLimited(this.host, 2);
+    if (countsErrorsPerSession(family)) changed = this.learning.transactionErrorsLifted(this.host) || changed;
+    if (capsRecipientsPerMessage(family)) changed = this.learning.sessionRcptsLifted(this.host) || changed;
+    changed = this.learning.sessionCeilingKnown(this.host, sessionCeiling(family)) || changed;
+    // The greeting itself held (EHLO answered far later than the path's round trip): every reply will be.
+    if (session.greetedSlowly) changed = this.learning.everyReplySlow(this.host) || changed;
+    if (changed) void this.learning.save(this.host);
+  }
+
+  /** A chunk for the next group (group-plan.ts decides its size). */
+  private take(session: ProbeSession, carried: number): { batch: Entry[]; roomAfter: number; rcptsLeft: number | null } {
+    let urgent = 0;
+    while (urgent < this.pending.length && this.pending[urgent]?.target.urgent) urgent++;
+    const profile = this.profile;
+    const rcptsLeft = profile.sessionRcpts === null ? null : profile.sessionRcpts - carried;
+    // At a host that holds every reply anyway, a refusal costs no more than an acceptance: the
+    // session is filled to its recipient cap instead of ended early to dodge a slowdown.
+    const slow = profile.slowEveryReply;
+    const plan = planGroup({
+      waiting: this.pending.length,
+      urgent,
+      freeSessions: this.sessions - this.busy,
+      rcptLimit: Math.min(this.settings.maxRcptsPerTransaction, profile.rcptLimit),
+      sessionRcptsLeft: rcptsLeft,
+      errorBudget: slow ? Math.max(profile.errorBudget, profile.sessionRcpts ?? profile.rcptLimit) : profile.errorBudget,
+      sessionErrors: session.errors,
+      transactionErrors: slow ? null : profile.transactionErrors,
+      estimate: this.learning.refusals(this.host),
+      transactionsDone: session.transactionsDone,
+      setupRounds: this.setupRounds,
+    });
+    return { batch: this.pending.splice(0, plan.size), roomAfter: plan.roomAfter, rcptsLeft: rcptsLeft === null ? null : rcptsLeft - plan.size };
   }
 
   private waitForWork(ms: number): Promise<boolean> {
@@ -405,13 +435,13 @@ export class HostQueue {
   }
 
   /** One transaction for a chunk, ended by QUIT when `final`, else by EHLO; its replies count once the group ended in step. */
-  private async run(session: ProbeSession, batch: Entry[], final: boolean): Promise<AfterGroup> {
+  private async run(session: ProbeSession, batch: Entry[], final: boolean, carriedBefore: number): Promise<AfterGroup> {
     const sendable: Entry[] = [];
     for (const entry of batch) {
       if (entry.settled) continue;
       // RFC 6531 §3.4: a UTF-8 local part cannot be sent to a server without SMTPUTF8.
       if (entry.target.needsUtf8 && !session.capabilities.smtputf8) {
-        entry.settle({ kind: 'final', outcome: { kind: 'utf8_unsupported' }, attempts: entry.attempts + 1 });
+        entry.end({ kind: 'utf8_unsupported' });
       } else sendable.push(entry);
     }
     if (sendable.length === 0) return 'open';
@@ -420,7 +450,6 @@ export class HostQueue {
       sendable.some((e) => e.target.needsUtf8),
       final ? 'quit' : 'ehlo',
     );
-    for (const entry of sendable) entry.attempts++;
     const hostAsked = this.learn(session, result, sendable);
     const failure = result.failure;
     if (result.desync || !result.verified) {
@@ -429,14 +458,19 @@ export class HostQueue {
       const unanswered: Entry[] = [];
       sendable.forEach((entry, i) => (result.rcpt[i] || (result.mail && !is2xx(result.mail)) ? answered : unanswered).push(entry));
       const cause = failure ?? { kind: 'protocol', step: 'rcpt', reply: null, detail: 'replies out of step' };
+      if (hostAsked) {
+        // A 421 asking for time (busy, a rate): a pause of the host, not an answer about anyone.
+        this.putBack(afterHostPause(sendable, this.rules(), failure?.reply ?? null, cause.detail));
+        return 'broken';
+      }
       if (!result.desync && this.cutByHost(result, session) && result.rcpt.some((reply) => reply !== undefined)) {
         // The host answered part of the group, then cut it (a 421 at its limit, a drop after
         // errors): the session moved forward. Everyone in it is asked again, and that is
         // counted apart from refusals.
-        this.requeueAfterCut(sendable, cause);
+        this.putBack(afterCut(sendable, this.rules(), cause));
         return 'broken';
       }
-      this.requeue(answered, cause);
+      this.putBack(afterRefusal(answered, this.rules(), cause));
       this.unanswered(unanswered, result, session);
       return 'broken';
     }
@@ -452,7 +486,10 @@ export class HostQueue {
         if (hostSignalOf(mail) === 'throttled') {
           lastThrottle = mail;
           back.push(entry);
-        } else entry.settle({ kind: 'final', outcome: { kind: 'mail_rejected', reply: mail }, attempts: entry.attempts });
+        } else {
+          entry.attempts++;
+          entry.end({ kind: 'mail_rejected', reply: mail });
+        }
       } else if (reply) {
         const signal = hostSignalOf(reply);
         if (signal === 'too_many_recipients') tooMany.push(entry);
@@ -461,7 +498,9 @@ export class HostQueue {
           back.push(entry);
         } else {
           answered++;
-          entry.settle({ kind: 'final', outcome: { kind: 'reply', reply }, attempts: entry.attempts });
+          // Asked, and answered about itself: that is an attempt (a "later" included).
+          entry.attempts++;
+          entry.end({ kind: 'reply', reply });
         }
       }
     }
@@ -471,12 +510,17 @@ export class HostQueue {
       void this.learning.save(this.host);
     }
     const throttle = lastThrottle;
-    this.requeue(tooMany, { kind: 'temporary', step: 'rcpt', reply: null, detail: 'too many recipients, again and again' });
-    this.throttled(back, { kind: 'temporary', step: 'rcpt', reply: throttle, detail: `the host kept throttling: ${throttle?.code ?? ''} ${throttle?.text ?? ''}`.slice(0, 300) });
+    this.putBack(afterRefusal(tooMany, this.rules(), { kind: 'temporary', step: 'rcpt', reply: null, detail: 'too many recipients, again and again' }));
+    this.putBack(afterHostPause(back, this.rules(), throttle, `the host kept throttling: ${throttle?.code ?? ''} ${throttle?.text ?? ''}`.slice(0, 300)));
+    if (throttle !== null && PER_CONNECTION_RCPTS.test(throttle.text)) {
+      // A cap on recipients per connection (Haraka's limit plugin): learnt from where it refused.
+      const first = sendable.findIndex((_, i) => PER_CONNECTION_RCPTS.test(result.rcpt[i]?.text ?? ''));
+      if (first >= 0 && this.learning.sessionRcptsLimited(this.host, carriedBefore + first)) void this.learning.save(this.host);
+    }
     if (throttle !== null) {
       // Rate limited: wait before the next session, and use fewer at once.
       this.backOff();
-      this.target = Math.max(1, this.target - 1);
+      this.fewerSessions();
     }
     if (result.closed) return failure ? 'broken' : 'closed';
     // A throttled host (or one that asked for a back-off) gets no more from this session.
@@ -492,13 +536,8 @@ export class HostQueue {
     const failure = result.failure;
     const hostSide = result.desync || this.cutByHost(result, session);
     const cause = failure ?? { kind: 'temporary', step: 'rcpt', reply: null, detail: 'recipient not answered' };
-    if (hostSide) return this.requeue(entries, cause);
-    const retry: Entry[] = [];
-    for (const entry of entries) {
-      if (entry.attempts >= this.settings.maxAttempts) entry.settle({ kind: 'final', outcome: { kind: 'failure', failure: cause }, attempts: entry.attempts });
-      else retry.push(entry);
-    }
-    if (retry.length > 0) this.pending.unshift(...retry);
+    if (hostSide) this.putBack(afterRefusal(entries, this.rules(), cause));
+    else this.putBack(afterSilence(entries, this.settings.maxAttempts, cause));
   }
 
   /**
@@ -517,56 +556,15 @@ export class HostQueue {
     return from;
   }
 
-  /** What the transaction teaches about the host; true when the host asked us to back off. */
+  /** What the transaction teaches about the host (transaction-lessons.ts); true when the host asked us to back off. */
   private learn(session: ProbeSession, result: TransactionResult, sent: readonly Entry[]): boolean {
-    let asked = 0;
-    let refused = 0;
-    sent.forEach((entry, i) => {
-      const reply = result.rcpt[i];
-      if (entry.target.urgent || !reply) return;
-      asked++;
-      if (reply.code >= 400) refused++;
-    });
-    this.learning.record(this.host, asked, refused);
-    let changed = false;
-    const failure = result.failure;
-    let backOff = false;
-    if (result.slowEhlo) {
-      // A late answer to a repeated greeting: the host counts them (Sendmail); stay below this one.
-      changed = this.learning.greetingsLimited(this.host, session.greetings - 1);
-    }
-    if (result.desync) {
-      changed = !this.profile.strict || changed;
-      this.profile.strict = true;
-    } else if (result.slowdownAfter !== null) {
-      // Every reply slowed once the session had made N errors: the host's limit is N.
-      changed = this.learning.limitSeen(this.host, result.slowdownAfter) || changed;
-    } else if (result.slowRejections >= 2) {
-      // Rejections held back one by one (two of them: one could be a stall of this process).
-      changed = this.learning.tarpitSeen(this.host) || changed;
-    }
-    const closing = failure?.reply?.code === 421 ? failure.reply : null;
-    if (result.closedAfterGreeting) {
-      // Closed right after a repeated greeting (Postfix counts EHLO as a junk command): fewer greetings per session.
-      changed = this.learning.greetingsLimited(this.host, Math.max(1, session.greetings - 1)) || changed;
-    } else if (closing && COMMAND_LIMIT.test(closing.text)) {
-      // The host counts commands (RSET, NOOP…): fewer transactions per session.
-      const most = Math.max(1, session.transactionsDone - 1);
-      if (most < this.profile.transactions) {
-        this.profile.transactions = most;
-        changed = true;
-      }
-    } else if (session.errors > 0 && ((closing && ERROR_LIMIT.test(closing.text)) || (failure?.kind === 'dropped' && !result.desync))) {
-      // Closed for errors (or cut without a word) after N errors: that is the host's error limit.
-      changed = this.learning.limitSeen(this.host, session.errors) || changed;
-    } else if (closing) {
+    const asksForTime = learnFromTransaction(this.learning, this.host, session, result, sent.map((entry) => entry.target.urgent === true));
+    if (asksForTime) {
       // A 421 with no error behind it: the host is busy or rate-limiting; give it time.
-      backOff = true;
       this.backOff();
-      this.target = Math.max(1, this.target - 1);
+      this.fewerSessions();
     }
-    if (changed) void this.learning.save(this.host);
-    return backOff;
+    return asksForTime;
   }
 
   /** The host ended the group: a 421, an error sleep, or a drop after errors (not a timeout, not a drop out of the blue). */
@@ -575,55 +573,19 @@ export class HostQueue {
     return failure?.reply?.code === 421 || result.slowdownAfter !== null || (failure?.kind === 'dropped' && session.errors > 0);
   }
 
-  /**
-   * Back to the queue after a group the host cut once it had answered part of it. Such a cut is
-   * progress — the host's limit is being learnt and the next groups fit it — so it does not use
-   * up the recipients' refusal budget (`maxRequeues`); it has a bound of its own, as many
-   * cuts, past which further cuts count as refusals.
-   */
-  private requeueAfterCut(entries: readonly Entry[], failure: SessionFailure): void {
-    const back: Entry[] = [];
-    const refused: Entry[] = [];
-    for (const entry of entries) {
-      if (entry.settled) continue;
-      if (this.closing) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
-      else if (++entry.cuts > (this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES)) refused.push(entry);
-      else back.push(entry);
-    }
-    this.requeue(refused, failure);
-    if (back.length > 0) this.pending.unshift(...back);
+  /** The rules the put-back decisions (put-back.ts) read, as of now. */
+  private rules(): PutBackRules {
+    return {
+      now: this.now(),
+      closing: this.closing,
+      maxRequeues: this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES,
+      hostThrottleBoundMs: this.settings.hostThrottleBoundMs ?? DEFAULT_HOST_THROTTLE_BOUND_MS,
+    };
   }
 
-  /** Back to the queue, unless the host has refused them too often (then final, as `failure`). */
-  private requeue(entries: readonly Entry[], failure: SessionFailure): void {
-    const back: Entry[] = [];
-    for (const entry of entries) {
-      if (entry.settled) continue;
-      if (this.closing) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
-      else if (++entry.requeues > (this.settings.maxRequeues ?? DEFAULT_MAX_REQUEUES)) {
-        entry.settle({ kind: 'final', outcome: { kind: 'failure', failure }, attempts: entry.attempts });
-      } else back.push(entry);
-    }
-    if (back.length > 0) this.pending.unshift(...back);
-  }
-
-  /**
-   * Back to the queue after a throttling reply: a rate limit says "not now", so these are
-   * not counted as refusals; they end (as `failure`) only once the host has throttled them
-   * for longer than maxThrottleMs.
-   */
-  private throttled(entries: readonly Entry[], failure: SessionFailure): void {
-    const now = this.now();
-    const back: Entry[] = [];
-    for (const entry of entries) {
-      if (entry.settled) continue;
-      entry.throttledSince ??= now;
-      if (this.closing) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
-      else if (now - entry.throttledSince > (this.settings.maxThrottleMs ?? 30_000)) {
-        entry.settle({ kind: 'final', outcome: { kind: 'failure', failure }, attempts: entry.attempts });
-      } else back.push(entry);
-    }
-    if (back.length > 0) this.pending.unshift(...back);
+  /** Entries put back go first: they waited longest. */
+  private putBack(entries: readonly Entry[]): void {
+    if (entries.length > 0) this.pending.unshift(...entries);
   }
 
   /** QUITs every session and settles what is still waiting as aborted. */
@@ -631,7 +593,7 @@ export class HostQueue {
     this.closing = true;
     this.wakeBackoff?.();
     for (const wake of this.idle.splice(0)) wake();
-    for (const entry of this.pending.splice(0)) entry.settle({ kind: 'final', outcome: { kind: 'aborted' }, attempts: entry.attempts });
+    for (const entry of this.pending.splice(0)) entry.end({ kind: 'aborted' });
     await Promise.allSettled([...this.workers]);
   }
 }

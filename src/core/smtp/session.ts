@@ -61,6 +61,11 @@ export interface SessionSettings {
   slowReplyMs?: number;
   /** One command at a time, never pipelined: for a host whose replies were once out of step. */
   strict?: boolean;
+  /**
+   * The host holds every reply of ours anyway (a penalised client: Haraka karma): late replies
+   * are awaited, not read as an error sleep that ends the session.
+   */
+  awaitSlowReplies?: boolean;
 }
 
 export interface Capabilities {
@@ -151,6 +156,8 @@ export class ProbeSession {
     public capabilities: Capabilities,
     /** Round trip of the EHLO exchange: the yardstick for slow replies. */
     private readonly rttMs: number,
+    /** How long the TCP connection took: the path's own round trip, before the server said anything. */
+    readonly connectMs: number,
     /** Lockstep, unpipelined: the server's replies were out of step once. */
     readonly strict: boolean,
     greetings: number,
@@ -166,17 +173,18 @@ export class ProbeSession {
     for (const ip of addresses) {
       const budget = Math.min(settings.stepTimeoutMs, deadline - now());
       if (budget <= 0) break;
+      const dialled = now();
       const transport = await openTransport(ip, settings.port, budget, settings.proxy, settings.localAddress ?? null);
       if (!transport.ok) {
         last = { kind: transport.failure, step: 'connect', reply: null, detail: transport.detail };
         continue;
       }
-      return ProbeSession.handshake(host, transport.socket, settings, now, deadline);
+      return ProbeSession.handshake(host, transport.socket, settings, now, deadline, now() - dialled);
     }
     return { ok: false, failure: last };
   }
 
-  private static async handshake(host: string, socket: Socket, settings: SessionSettings, now: () => number, deadline: number): Promise<OpenResult> {
+  private static async handshake(host: string, socket: Socket, settings: SessionSettings, now: () => number, deadline: number, connectMs: number): Promise<OpenResult> {
     let reader = new ReplyReader(socket, settings.limits, now);
     const step = (): number => Math.min(settings.stepTimeoutMs, deadline - now());
     const fail = (failure: SessionFailure): OpenResult => {
@@ -240,12 +248,17 @@ export class ProbeSession {
       }
       // Any other reply (454 TLS not available): continue in plaintext, as opportunistic TLS allows.
     }
-    return { ok: true, session: new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, strict, greetings) };
+    return { ok: true, session: new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, connectMs, strict, greetings) };
   }
 
   /** Round trip of the EHLO exchange, in ms. */
   get roundTripMs(): number {
     return this.rttMs;
+  }
+
+  /** The EHLO was answered late for the path (its round trip well past the connection's): the host holds every reply. */
+  get greetedSlowly(): boolean {
+    return this.rttMs - this.connectMs > (this.settings.slowReplyMs ?? DEFAULT_SLOW_REPLY_MS);
   }
 
   /** Transactions started on this session. */
@@ -391,7 +404,7 @@ export class ProbeSession {
       // back to the queue). A tarpit delays the rejections only: those are the answers, awaited.
       // Two late replies in a row, one of them accepted, tell an error sleep from a stall of this
       // process (after which the queued replies all come at once, only the first of them late).
-      if (slowRun >= 2 && slowAccepted && slowRunAfter > 0) {
+      if (slowRun >= 2 && slowAccepted && slowRunAfter > 0 && !this.settings.awaitSlowReplies) {
         result.slowdownAfter = slowRunAfter;
         return this.fail(result, { kind: 'temporary', step, reply: null, detail: `${step}: every reply slowed after ${slowRunAfter} errors (error sleep)` });
       }

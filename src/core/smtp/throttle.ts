@@ -4,8 +4,9 @@
  * (reply-table.ts, read through classify-reply.ts) is the one place that decides what a reply
  * means, and its `throttled` class is exactly "the server limits the prober: nothing is known
  * about the mailbox, ask again later, more gently" (a 421, rate/connection/recipient/error
- * limits in any wording and under any code — Gmail's 550 5.2.1 "receiving mail at a rate" —,
- * X.5.3, a 4.7.x deferral). Such a reply never becomes a verdict on its own; the host queue
+ * limits of the client in any wording and under any code, X.5.3, a 4.7.x deferral); every such
+ * row is `about: 'client'`. A reply about one recipient — Gmail's 450 4.2.1 / 550 5.2.1 "the
+ * user … is receiving mail at a rate…" — is that recipient's answer and slows nothing here. Such a reply never becomes a verdict on its own; the host queue
  * puts the address back and asks again later. Only a host that keeps answering so ends the
  * address as a failure (TRANSIENT).
  *

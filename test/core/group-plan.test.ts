@@ -1,0 +1,131 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { planGroup, type GroupPlanInput } from '../../src/core/smtp/group-plan.js';
+import { HostLearning } from '../../src/core/smtp/host-profile.js';
+import { countsErrorsPerSession, serverFamilyOf } from '../../src/core/smtp/server-family.js';
+import { FIRST_CONTACT_SESSIONS, sessionCeiling, sessionsForPath } from '../../src/core/smtp/session-count.js';
+
+/** A fresh session at a host never asked before: Postfix-like budget, Exim-like cap per message. */
+const FIRST: GroupPlanInput = {
+  waiting: 100,
+  urgent: 1,
+  freeSessions: 1,
+  rcptLimit: 100,
+  sessionRcptsLeft: null,
+  errorBudget: 8,
+  sessionErrors: 0,
+  transactionErrors: 3,
+  estimate: { rate: 0.25, weight: 8, known: false },
+  transactionsDone: 0,
+  setupRounds: 3,
+};
+
+describe('first contact stays under every known limit (group-plan.ts)', () => {
+  test('before the refusal share is known, a group plans for every recipient refused: catch-all probe plus recipients ≤ 9 errors (Postfix soft limit 10)', () => {
+    const plan = planGroup({ ...FIRST, transactionErrors: null });
+    assert.equal(plan.size, 9, 'the probe and eight recipients');
+    assert.ok(plan.roomAfter < 1, 'the session has used its room: QUIT rides this group instead of another greeting');
+  });
+
+  test("before the host is known, a transaction carries at most 3 possible refusals (Exim's ACL delay starts at the 4th unknown of a message)", () => {
+    const plan = planGroup(FIRST);
+    assert.equal(plan.size, 3, 'the probe and two recipients');
+    assert.equal(planGroup({ ...FIRST, urgent: 0 }).size, 3);
+  });
+
+  test('the old plan, sized on a prior, put the probe and nine recipients in the first group: ten errors at a domain whose every address is gone', () => {
+    // What the issue measured at Postfix: this case must now stay at nine.
+    const everyoneGone = planGroup({ ...FIRST, transactionErrors: null, estimate: { rate: 0.25, weight: 8, known: false } });
+    assert.ok(everyoneGone.size <= 9, `${everyoneGone.size} recipients, each possibly refused`);
+  });
+
+  test('once the share is known, groups grow with it (learnt upwards): a clean list fills the transaction', () => {
+    const known = { rate: 0.01, weight: 208, known: true };
+    const perSession = planGroup({ ...FIRST, urgent: 0, transactionErrors: null, estimate: known });
+    // As large as keeps the session under Postfix's hard limit (20) even if every one were refused.
+    assert.equal(perSession.size, 18);
+    const perMessage = planGroup({ ...FIRST, urgent: 0, estimate: known });
+    assert.ok(perMessage.size > 3, `with the share known, a transaction carries more than first contact's three: ${perMessage.size}`);
+    // A tenth refused: three refusals per message, with margin, hold fewer recipients than nine per session.
+    const tenth = { rate: 0.1, weight: 208, known: true };
+    const [message, session] = [planGroup({ ...FIRST, urgent: 0, estimate: tenth }).size, planGroup({ ...FIRST, urgent: 0, transactionErrors: null, estimate: tenth }).size];
+    assert.ok(message > 3 && message < session, `${message} per message, ${session} per session`);
+  });
+
+  test('a known share of refusals near one keeps each session at nine refusals', () => {
+    const plan = planGroup({ ...FIRST, urgent: 0, transactionErrors: null, estimate: { rate: 0.99, weight: 108, known: true } });
+    assert.equal(plan.size, 9);
+  });
+
+  test('a session with its room used takes nothing more when a fresh session would carry more', () => {
+    const plan = planGroup({ ...FIRST, urgent: 0, transactionErrors: null, sessionErrors: 8, transactionsDone: 1, estimate: { rate: 0.3, weight: 108, known: true } });
+    assert.deepEqual([plan.size, plan.freshIsBetter], [0, true]);
+  });
+});
+
+describe('the greeting names the MTA (server-family.ts)', () => {
+  test('stock banners of Postfix, Exim, Sendmail, OpenSMTPD, Haraka and Exchange', () => {
+    const banners: Array<[string, string]> = [
+      ['mx.example.com ESMTP Postfix (Debian/GNU)', 'postfix'],
+      ['mx.example.com ESMTP Exim 4.96 Fri, 27 Nov 2026 23:00:00 +0000', 'exim'],
+      ['mx.example.com ESMTP Sendmail 8.17.1/8.17.1; Fri, 27 Nov 2026', 'sendmail'],
+      ['mx.example.com ESMTP OpenSMTPD', 'opensmtpd'],
+      ['mx.example.com ESMTP Haraka/3.0.3 ready', 'haraka'],
+      ['EX01.example.com Microsoft ESMTP MAIL Service ready at Fri, 27 Nov 2026', 'exchange'],
+    ];
+    for (const [banner, family] of banners) assert.equal(serverFamilyOf(banner), family, banner);
+    assert.equal(serverFamilyOf('mx.google.com ESMTP a1si123 - gsmtp'), null);
+  });
+
+  test('Exim and unnamed servers keep the per-message cap; the others count errors per session', () => {
+    assert.equal(countsErrorsPerSession('exim'), false);
+    assert.equal(countsErrorsPerSession(null), false);
+    for (const family of ['postfix', 'sendmail', 'opensmtpd', 'haraka', 'exchange'] as const) assert.equal(countsErrorsPerSession(family), true, family);
+  });
+});
+
+describe('sessions sized to the path, under what the host allows (session-count.ts)', () => {
+  test('two on a near path, one more per 10 ms of round trip, never above what is allowed', () => {
+    assert.equal(sessionsForPath(0.2, false, 10), 2);
+    assert.equal(sessionsForPath(80, false, 10), 10);
+    assert.equal(sessionsForPath(40, false, 10), 6);
+    assert.equal(sessionsForPath(80, false, 3), 3);
+    assert.equal(sessionsForPath(0, false, 1), 1);
+  });
+
+  test('a host that holds every reply gets every session it allows, whatever the path', () => {
+    assert.equal(sessionsForPath(0.2, true, 3), 3);
+  });
+
+  test('what each MTA allows a client by default; an unnamed server gets the first-contact three', () => {
+    assert.deepEqual(
+      (['postfix', 'exim', 'exchange', 'haraka', 'opensmtpd', 'sendmail', null] as const).map((family) => sessionCeiling(family)),
+      [40, 8, 8, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS],
+    );
+  });
+});
+
+describe('a slowdown from the first error is a penalised client, not an error limit (host-profile.ts)', () => {
+  const learning = (): HostLearning =>
+    new HostLearning({ get: () => Promise.resolve(undefined), set: () => Promise.resolve() }, { errorBudget: 8, transactionErrors: 3, sessionRcpts: 20, sessions: 10, rcptLimit: 100, transactions: 10 }, 0);
+
+  test('every reply slow after one error (Haraka karma): the budget stays, every reply is marked slow', () => {
+    const l = learning();
+    assert.equal(l.slowdownSeen('mx.haraka.test', 1), true);
+    assert.deepEqual([l.profile('mx.haraka.test').errorBudget, l.profile('mx.haraka.test').slowEveryReply], [8, true]);
+  });
+
+  test('every reply slow after ten errors (Postfix soft limit): the limit is learnt, the budget is eight', () => {
+    const l = learning();
+    assert.equal(l.slowdownSeen('mx.postfix.test', 10), false, 'already under it');
+    assert.equal(l.slowdownSeen('mx.strict.test', 6), true);
+    assert.deepEqual([l.profile('mx.strict.test').errorBudget, l.profile('mx.strict.test').slowEveryReply], [4, false]);
+  });
+
+  test('a per-connection recipient cap is learnt where the host refused, never raised by trying', () => {
+    const l = learning();
+    assert.equal(l.sessionRcptsLimited('mx.haraka.test', 12), true);
+    assert.equal(l.profile('mx.haraka.test').sessionRcpts, 12);
+    assert.equal(l.sessionRcptsLimited('mx.haraka.test', 15), false);
+  });
+});

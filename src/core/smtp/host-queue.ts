@@ -253,8 +253,9 @@ export class HostQueue {
    * read the QUIT — a round trip later on a far path.
    */
   private serverHasRoom(): boolean {
-    // On a near path the server has read the QUIT before our next connection reaches it.
-    const lingering = (this.pathMs ?? 0) >= FAR_PATH_MS ? this.closingSessions : 0;
+    // On a near path the server has read the QUIT before our next connection reaches it — unless
+    // it holds every reply (a penalised client: the QUIT waits its turn like the rest).
+    const lingering = (this.pathMs ?? 0) >= FAR_PATH_MS || this.profile.slowEveryReply ? this.closingSessions : 0;
     return this.sessions + lingering < this.allowed();
   }
 

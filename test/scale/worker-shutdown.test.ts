@@ -11,7 +11,7 @@ import { benchWorld, startMailWorld } from '../../src/mailworld/index.js';
 import type { MailWorld } from '../../src/mailworld/index.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
-import { freshDatabase } from './fresh-database.js';
+import { freshDatabase } from '../backends.js';
 import { startWorker } from './presend-process.js';
 import type { PresendProcess } from './presend-process.js';
 

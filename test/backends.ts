@@ -1,8 +1,9 @@
 /**
- * The stores a suite runs on, one module for every suite (docs/design.md §6: one suite, every
- * implementation): SQLite always; PostgreSQL on a fresh database of its own, so runs never
- * collide — `CREATE DATABASE presend_test_<random>` on the server named by PRESEND_TEST_POSTGRES
- * (default postgres://postgres@127.0.0.1:5432/test), dropped at the end.
+ * The stores a suite runs on, one module for every suite (docs/design.md §6: "the same store
+ * contract tests run against SQLite and PostgreSQL"): SQLite always; PostgreSQL on a fresh
+ * database of its own, so runs never collide — `CREATE DATABASE presend_test_<random>` on the
+ * server named by PRESEND_TEST_POSTGRES (default postgres://postgres@127.0.0.1:5432/test),
+ * dropped at the end.
  *
  * When PostgreSQL is unreachable and PRESEND_TEST_POSTGRES was not set, its tests are skipped with
  * the reason; when it was set explicitly (CI), unreachable is a failure.

@@ -100,7 +100,8 @@ describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'n
       assertMatches(ErrorBody, body);
       assert.equal((body as { error: { code: string } }).error.code, 'service_unavailable');
       assert.equal((await get('/readyz')).status, 503);
-      await new Promise((resolve) => setTimeout(resolve, 2_000)); // the worker's loop meets the outage too
+      // Kept: the worker's loop must run into the outage (it polls on its own time, and no line marks it); what is checked is that the process survives it.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
       alive();
 
       await onServer(url, `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);

@@ -138,7 +138,7 @@ describeOnEveryBackend('a store that cannot write', (backend: BackendName) => {
     assert.equal((await second.call('GET', '/readyz')).status, 200);
     // The sweep finds the check abandoned: it was answered with an error, so it is released, not run and debited.
     await until('the held credit is released', async () => (await second.backend.ledger.getBalance(a.accountId)).held === 0);
-    await new Promise((resolve) => setTimeout(resolve, 500)); // a few more sweeps: nothing changes
+    await new Promise((resolve) => setTimeout(resolve, 500)); // kept: a few more sweeps, and an absence (no debit) is watched over a window
     const balance = await second.backend.ledger.getBalance(a.accountId);
     assert.deepEqual([balance.available, balance.held], [5, 0], 'no debit for a check answered with an error');
   });

@@ -16,7 +16,7 @@ import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend, ListsRole } from '../../src/store/backend.js';
 import { ListUploads } from '../../src/service/list-uploads.js';
 import { createLogger } from '../../src/logger.js';
-import { freshDatabase } from '../backends.js';
+import { describeOnEveryBackend, openDatabase } from '../backends.js';
 import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { until } from '../until.js';
@@ -109,10 +109,16 @@ function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>)
   });
 }
 
-describe('an uploaded list whose import node dies (SQLite)', () => {
+describeOnEveryBackend('an uploaded list whose import node dies', (name) => {
+  cases(async () => {
+    const db = await openDatabase(name);
+    return { backend: await openBackend(db.url), drop: db.drop };
+  });
+});
+
+describe('an uploaded list whose import node dies, and a serving process (SQLite)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'presend-upload-resume-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
-  cases(async () => ({ backend: await openBackend(`sqlite:${join(dir, 'store.db')}`), drop: async () => undefined }));
 
   test('a serving process that starts takes such an import over by itself', async () => {
     const url = `sqlite:${join(dir, 'serve.db')}`;
@@ -147,13 +153,5 @@ describe('an uploaded list whose import node dies (SQLite)', () => {
       await h?.close();
       await backend.close();
     }
-  });
-});
-
-const fresh = await freshDatabase();
-describe('an uploaded list whose import node dies (PostgreSQL)', { skip: fresh.kind === 'skip' ? fresh.reason : false }, () => {
-  cases(async () => {
-    if (fresh.kind !== 'ready') throw new Error('PostgreSQL not reachable');
-    return { backend: await openBackend(fresh.db.url), drop: () => fresh.db.drop() };
   });
 });

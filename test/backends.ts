@@ -50,17 +50,27 @@ async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Pro
   }
 }
 
+/** The server the tests use, and whether it was asked for explicitly. */
+function testServer(): { base: string; explicit: boolean } {
+  const explicit = process.env.PRESEND_TEST_POSTGRES;
+  return { base: explicit || DEFAULT_TEST_POSTGRES, explicit: Boolean(explicit) };
+}
+
+/** Why PostgreSQL is skipped, after `err` on the server; a failure instead when PRESEND_TEST_POSTGRES asked for it. */
+function unreachable(base: string, explicit: boolean, err: unknown): { kind: 'skip'; reason: string } {
+  const reason = `PostgreSQL not reachable at ${base} (${String((err as Error).message ?? err)})`;
+  if (explicit) throw new Error(`${reason}; PRESEND_TEST_POSTGRES is set, so this is a failure`, { cause: err });
+  return { kind: 'skip', reason: `${reason}; set PRESEND_TEST_POSTGRES to run these tests` };
+}
+
 /** A fresh PostgreSQL database, or why PostgreSQL is skipped here (throws when PRESEND_TEST_POSTGRES asks for it). */
 export async function freshDatabase(): Promise<FreshDatabaseOutcome> {
-  const explicit = process.env.PRESEND_TEST_POSTGRES;
-  const base = explicit || DEFAULT_TEST_POSTGRES;
+  const { base, explicit } = testServer();
   const name = `presend_test_${randomBytes(6).toString('hex')}`;
   try {
     await admin(base, (c) => c.query(`CREATE DATABASE ${name}`));
   } catch (err) {
-    const reason = `PostgreSQL not reachable at ${base} (${String((err as Error).message ?? err)})`;
-    if (explicit) throw new Error(`${reason}; PRESEND_TEST_POSTGRES is set, so this is a failure`, { cause: err });
-    return { kind: 'skip', reason: `${reason}; set PRESEND_TEST_POSTGRES to run these tests` };
+    return unreachable(base, explicit, err);
   }
   return {
     kind: 'ready',
@@ -72,12 +82,15 @@ export async function freshDatabase(): Promise<FreshDatabaseOutcome> {
   };
 }
 
-/** Whether PostgreSQL can be used here, found out once per test file. */
+/** Whether PostgreSQL can be used here, found out once per test file by a connection (no database made). */
 async function postgresSkipReason(): Promise<string | false> {
-  const probe = await freshDatabase();
-  if (probe.kind === 'skip') return probe.reason;
-  await probe.db.drop();
-  return false;
+  const { base, explicit } = testServer();
+  try {
+    await admin(base, (c) => c.query('SELECT 1'));
+    return false;
+  } catch (err) {
+    return unreachable(base, explicit, err).reason;
+  }
 }
 
 export interface BackendChoice {

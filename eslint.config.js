@@ -1,7 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Layers point down (DESIGN.md §6): a folder may not import the layers above it. */
+/** Layers point down (docs/design.md §6): a folder may not import the layers above it. */
 const noImportOf = (groups, message) => ({ 'no-restricted-imports': ['error', { patterns: groups.map((group) => ({ group, message })) }] });
 
 export default tseslint.config(
@@ -34,7 +34,7 @@ export default tseslint.config(
     files: ['src/core/**/*.ts'],
     rules: noImportOf(
       [['**/api/**', '**/service/**', '**/store/**', '**/queue/**', '**/cli/**', '**/mcp/**', '**/client/**', 'fastify', '@fastify/*', 'pg', 'pg-boss', 'better-sqlite3']],
-      'src/core is the engine: no HTTP, storage, queue or upper layer (DESIGN.md §1, §6).',
+      'src/core is the engine: no HTTP, storage, queue or upper layer (docs/design.md §1, §6).',
     ),
   },
   {

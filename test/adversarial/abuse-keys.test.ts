@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { newIdem } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { assertSpecAnswer, rawRequest } from './raw-http.js';
-import { BACKENDS, harnessOn } from './backends.js';
+import { BACKENDS } from '../backends.js';
+import { harnessOn } from '../api/harness.js';
 
 /**
  * Someone holding one account's key, or none, attacks the others: guessing keys, reading

@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { newIdem, waitFinal } from '../api/harness.js';
-import { BACKENDS, harnessOn } from './backends.js';
+import { BACKENDS } from '../backends.js';
+import { countRequests, harnessOn } from '../api/harness.js';
 import { assertSpecAnswer, rawRequest } from './raw-http.js';
 
 /**
@@ -13,9 +14,9 @@ const PER_SECOND = 20;
 const BURST = 40;
 
 for (const backend of BACKENDS) describe(`abuse: rate limits and credits (${backend.name})`, () => {
-  const on = harnessOn(backend, (env) => ({ env: { PRESEND_RATE_LIMIT_PER_SECOND: String(PER_SECOND), PRESEND_RATE_LIMIT_BURST: String(BURST), ...env } }));
+  const on = harnessOn(backend, { env: { PRESEND_RATE_LIMIT_PER_SECOND: String(PER_SECOND), PRESEND_RATE_LIMIT_BURST: String(BURST) } });
 
-  const requestsOf = (accountId: string) => on.opened.countRequests(on.h, accountId);
+  const requestsOf = (accountId: string) => countRequests(on.h, accountId);
 
   test('a batch that would overdraw the balance is 402 and changes nothing: no hold, no request, no idempotency record', async (t) => {
     if (on.skip) return t.skip(on.skip);

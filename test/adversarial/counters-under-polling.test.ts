@@ -12,8 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newIdem, startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { BACKENDS } from './backends.js';
-import type { OpenBackend } from './backends.js';
+import { BACKENDS, openDatabase } from '../backends.js';
+import type { TestDatabase } from '../backends.js';
 
 const ADDRESSES = 3_000;
 const POLLERS_PER_NODE = 8;
@@ -40,25 +40,22 @@ function brokenRule(c: Counters): string | null {
 }
 
 for (const backend of BACKENDS) describe(`abuse: batch counters polled by many clients while the batch runs (${backend.name})`, { timeout: 170_000 }, () => {
-  let opened: OpenBackend | null = null;
-  let skip: string | null = null;
+  let db: TestDatabase | null = null;
+  const skip = backend.skip;
   /** The node that runs the batch, and on PostgreSQL a second API node without a worker. */
   const nodes: Harness[] = [];
 
   before(async () => {
-    const outcome = await backend.open();
-    if ('skip' in outcome) {
-      skip = outcome.skip;
-      return;
-    }
-    opened = outcome;
-    const first = await startHarness({ env: outcome.env });
+    if (skip) return;
+    db = await openDatabase(backend.name);
+    const env = { PRESEND_DATABASE_URL: db.url };
+    const first = await startHarness({ env });
     nodes.push(first);
-    if (outcome.env.PRESEND_DATABASE_URL) nodes.push(await startHarness({ env: outcome.env, server: { worker: false } }));
+    if (backend.name === 'PostgreSQL') nodes.push(await startHarness({ env, server: { worker: false } }));
   });
   after(async () => {
     for (const node of nodes.reverse()) await node.close();
-    await opened?.close();
+    await db?.drop();
   });
 
   test('every answer keeps the invariant, and the final one is exact on every node', async (t) => {

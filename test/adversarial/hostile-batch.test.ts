@@ -7,7 +7,7 @@ import type { MailWorld } from '../../src/mailworld/index.js';
 import { allResultItems, startHarness, newIdem, waitFinal } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { hostileWorld, TARPIT_FARM_IP } from './hostile-world.js';
-import { BACKENDS } from './backends.js';
+import { BACKENDS, openDatabase } from '../backends.js';
 
 /**
  * Hostile mail hosts met by the worker inside a live batch: every item finalizes with the
@@ -60,12 +60,12 @@ describe('hostile mail hosts inside a live batch', () => {
   after(async () => world?.close());
 
   for (const backend of BACKENDS) test(`a batch mixing hostile and normal domains finalizes every item with the truth’s verdict, in bounded memory, and the worker goes on (${backend.name})`, async (t) => {
-    const opened = await backend.open();
-    if ('skip' in opened) return t.skip(opened.skip);
-    const h = await liveHarness(world, opened.env);
+    if (backend.skip) return t.skip(backend.skip);
+    const db = await openDatabase(backend.name);
+    const h = await liveHarness(world, { PRESEND_DATABASE_URL: db.url });
     t.after(async () => {
       await h.close();
-      await opened.close();
+      await db.drop();
     });
     world.reset();
     const a = await h.newAccount(1_000);

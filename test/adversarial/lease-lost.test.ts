@@ -13,7 +13,8 @@ import type { Engine } from '../../src/core/index.js';
 import { newIdem } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { toStoredResult } from '../../src/store/store.js';
-import { BACKENDS, harnessOn } from './backends.js';
+import { BACKENDS } from '../backends.js';
+import { harnessOn } from '../api/harness.js';
 import { assertSpecAnswer, rawRequest } from './raw-http.js';
 
 const LEASE_MS = 2_000;
@@ -51,7 +52,7 @@ function sweepLater(h: Harness) {
 
 for (const backend of BACKENDS) describe(`abuse: a check whose node stalls past its lease (${backend.name})`, { timeout: 120_000 }, () => {
   const stalling = stallingEngine();
-  const on = harnessOn(backend, (env) => ({ env: { PRESEND_WORKER_LEASE_MS: String(LEASE_MS), ...env }, engines: { live: stalling, sandbox: createSandboxEngine() } }));
+  const on = harnessOn(backend, { env: { PRESEND_WORKER_LEASE_MS: String(LEASE_MS) }, engines: { live: stalling, sandbox: createSandboxEngine() } });
 
   test('another node fails it: the caller gets 503 service_unavailable, a status the route lists, and nothing is billed', async (t) => {
     if (on.skip) return t.skip(on.skip);

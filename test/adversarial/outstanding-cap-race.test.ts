@@ -8,7 +8,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newIdem } from '../api/harness.js';
-import { BACKENDS, harnessOn } from './backends.js';
+import { BACKENDS } from '../backends.js';
+import { countRequests, harnessOn } from '../api/harness.js';
 import { assertSpecAnswer, rawRequest } from './raw-http.js';
 
 const CAP = 10_000;
@@ -16,11 +17,11 @@ const BATCH = 1_000;
 const RACERS = 20;
 
 for (const backend of BACKENDS) describe(`abuse: batch creations racing past the outstanding-work cap (${backend.name})`, { timeout: 170_000 }, () => {
-  const on = harnessOn(backend, (env) => ({ env: { PRESEND_ACCOUNT_MAX_OUTSTANDING: String(CAP), ...env }, server: { worker: false } }));
+  const on = harnessOn(backend, { env: { PRESEND_ACCOUNT_MAX_OUTSTANDING: String(CAP) }, server: { worker: false } });
 
   test('twenty 1,000-address batches at once against a cap of 10,000: ten accepted, the rest 429, held credits exact', async (t) => {
     if (on.skip) return t.skip(on.skip);
-    const { h, opened } = on;
+    const { h } = on;
     // Credits for all twenty: the cap, not the balance, must be what refuses.
     const a = await h.newAccount(RACERS * BATCH);
     const answers = await Promise.all(
@@ -35,7 +36,7 @@ for (const backend of BACKENDS) describe(`abuse: batch creations racing past the
     assert.equal(accepted.length + refused.length, RACERS, answers.map((r) => r.status).join(','));
     for (const r of refused) assert.equal(JSON.parse(r.text).error.code, 'too_much_outstanding_work');
     assert.equal(accepted.length, CAP / BATCH, `${accepted.length} batches of ${BATCH} accepted against a cap of ${CAP}`);
-    assert.equal(await opened.countRequests(h, a.accountId), CAP / BATCH);
+    assert.equal(await countRequests(h, a.accountId), CAP / BATCH);
     const balance = await h.backend.ledger.getBalance(a.accountId);
     assert.deepEqual({ held: balance.held, debited: balance.debited }, { held: CAP, debited: 0 });
   });

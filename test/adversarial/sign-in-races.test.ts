@@ -9,44 +9,15 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { OwnerAuth } from '../../src/service/owner-sign-in.js';
 import type { SignInOutcome } from '../../src/service/owner-sign-in.js';
 import { createOwner } from '../../src/service/owners.js';
-import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { BACKENDS, openStore } from '../backends.js';
 
 const PER_EMAIL = 5;
 const PER_ADDRESS = 30;
 let n = 0;
-
-interface Store {
-  name: string;
-  open(): Promise<{ backend: Backend; close(): Promise<void> } | { skip: string }>;
-}
-
-const STORES: Store[] = [
-  {
-    name: 'SQLite',
-    async open() {
-      const dir = mkdtempSync(join(tmpdir(), 'presend-sign-in-'));
-      const backend = await openBackend(`sqlite:${join(dir, 'presend.db')}`);
-      return { backend, close: async () => (await backend.close(), rmSync(dir, { recursive: true, force: true })) };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const fresh = await freshDatabase();
-      if (fresh.kind === 'skip') return { skip: fresh.reason };
-      const backend = await openBackend(fresh.db.url);
-      return { backend, close: async () => (await backend.close(), await fresh.db.drop()) };
-    },
-  },
-];
 
 /** An owner with a password, made as `presend users create` and the set-password page make one. */
 async function owner(backend: Backend, auth: OwnerAuth): Promise<{ email: string; password: string }> {
@@ -69,17 +40,14 @@ const tally = (outcomes: readonly SignInOutcome[]) => {
   return t;
 };
 
-for (const store of STORES) describe(`abuse: sign-in attempts fired at once (${store.name})`, { timeout: 170_000 }, () => {
+for (const store of BACKENDS) describe(`abuse: sign-in attempts fired at once (${store.name})`, { timeout: 170_000 }, () => {
   let opened: { backend: Backend; close(): Promise<void> } | null = null;
-  let skip: string | null = null;
+  const skip = store.skip;
   let auth: OwnerAuth;
 
   before(async () => {
-    const outcome = await store.open();
-    if ('skip' in outcome) {
-      skip = outcome.skip;
-      return;
-    }
+    if (skip) return;
+    const outcome = await openStore(store.name);
     opened = outcome;
     auth = new OwnerAuth(outcome.backend, { policy: { perEmail: PER_EMAIL, perAddress: PER_ADDRESS } });
   });

@@ -19,7 +19,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPresend, type PresendProcess } from '../scale/presend-process.js';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { BACKENDS, openDatabase } from '../backends.js';
 import { bombSheet, writeWorkbook } from '../files/hostile-workbooks.js';
 import { createOwner, DashboardBrowser } from './dashboard-client.js';
 import { until } from '../until.js';
@@ -35,22 +35,6 @@ async function peakRssMb(pid: number): Promise<number> {
   assert.ok(kb > 0, 'VmHWM is readable');
   return kb / 1024;
 }
-
-interface Store {
-  name: string;
-  open(dir: string): Promise<{ url: string; drop(): Promise<void> } | { skip: string }>;
-}
-
-const STORES: Store[] = [
-  { name: 'SQLite', open: async (dir) => ({ url: `sqlite:${join(dir, 'presend.db')}`, drop: async () => undefined }) },
-  {
-    name: 'PostgreSQL',
-    open: async () => {
-      const fresh = await freshDatabase();
-      return fresh.kind === 'skip' ? { skip: fresh.reason } : { url: fresh.db.url, drop: () => fresh.db.drop() };
-    },
-  },
-];
 
 describe('an upload bomb (issue 21, defect 1)', () => {
   let dir = '';
@@ -69,10 +53,10 @@ describe('an upload bomb (issue 21, defect 1)', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  for (const store of STORES) {
+  for (const store of BACKENDS) {
     test(`${store.name}: refused naming the bound, the server's peak RSS under ${MAX_PEAK_RSS_MB} MB, and a restart does not resume the import`, async (t) => {
-      const opened = await store.open(dir);
-      if ('skip' in opened) return t.skip(opened.skip);
+      if (store.skip) return t.skip(store.skip);
+      const opened = await openDatabase(store.name, dir);
       const env = { PRESEND_DATABASE_URL: opened.url, PRESEND_LOG_LEVEL: 'info' };
       const serve = () => startPresend('serve', ['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env);
       let server: PresendProcess = serve();

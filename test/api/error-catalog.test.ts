@@ -1,6 +1,6 @@
 /**
- * The error catalog kept honest (STYLE.md, after Fastify): every code of the service's catalog
- * has an HTTP status in src/api, each route answers exactly the error statuses docs/interface-spec.md
+ * The error catalog kept honest (docs/design.md §6, "one error catalog"; after Fastify's test):
+ * every code of the service's catalog has an HTTP status in src/api, each route answers exactly the error statuses docs/interface-spec.md
  * §7 lists for it, docs/errors.md shows every code with its status, and no file of the service
  * imports src/api (layers point down).
  */

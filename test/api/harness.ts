@@ -16,10 +16,12 @@ import type { Engines } from '../../src/service/engines.js';
 import type { Backend } from '../../src/store/backend.js';
 import { testEngines } from './engines.js';
 import { assertMatches } from './schema-check.js';
-import type { BackendName } from './backends.js';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { after, before } from 'node:test';
+import { countRows, openDatabase } from '../backends.js';
+import type { BackendChoice, BackendName } from '../backends.js';
 import { BatchRequest, ErrorBody, ResultsPage, VerifyResult } from '../../src/api/schemas.js';
 import type { TSchema } from '@sinclair/typebox';
+import { until } from '../until.js';
 
 /** The schema a response of the interface must match, by route and status (docs/interface-spec.md §4, §7). */
 function schemaFor(method: string, path: string, status: number): TSchema | null {
@@ -54,19 +56,11 @@ export interface HarnessOptions {
   server?: Partial<ServerOptions>;
 }
 
-/** A database of the backend asked for, of this harness alone. */
-async function databaseFor(backend: BackendName, dir: string): Promise<{ url: string; drop(): Promise<void> }> {
-  if (backend === 'SQLite') return { url: `sqlite:${join(dir, 'presend.db')}`, drop: async () => undefined };
-  const fresh = await freshDatabase();
-  if (fresh.kind === 'skip') throw new Error(`PostgreSQL asked for but ${fresh.reason}`);
-  return fresh.db;
-}
-
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'presend-test-'));
   // A database named in env (the adversarial suites' own) is used as it is, and left to its owner.
   const given = opts.env?.PRESEND_DATABASE_URL;
-  const database = given ? { url: given, drop: async () => undefined } : await databaseFor(opts.backend ?? 'SQLite', dir);
+  const database = given ? { url: given, drop: async () => undefined } : await openDatabase(opts.backend ?? 'SQLite', dir);
   const config = loadConfig({
     PRESEND_DATABASE_URL: database.url,
     PRESEND_HOST: '127.0.0.1',
@@ -157,14 +151,13 @@ export const newIdem = (): string => `idem-${process.pid}-${Date.now()}-${++idem
 
 /** Polls the status route until the request is finalized (or failed). */
 export async function waitFinal(h: Harness, key: string, id: string, timeoutMs = 60_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  let counters: unknown = null;
+  return until(() => `request ${id} final; its counters: ${JSON.stringify(counters)}`, async () => {
     const r = await h.call('GET', `/v1/requests/${id}`, { key });
     if (r.status !== 200) throw new Error(`status ${r.status}`);
-    if (r.body.request.state === 'completed' || r.body.request.state === 'failed') return r.body;
-    if (Date.now() > deadline) throw new Error(`request ${id} not final: ${JSON.stringify(r.body.counters)}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
+    counters = r.body.counters;
+    return r.body.request.state === 'completed' || r.body.request.state === 'failed' ? r.body : null;
+  }, timeoutMs, 50);
 }
 
 /** Every result item of a request, page after page of 200 through the cursor. */
@@ -178,4 +171,28 @@ export async function allResultItems<T = { email: string }>(h: Harness, key: str
     cursor = page.body.nextCursor;
     if (!cursor) return items;
   }
+}
+
+/** A harness of one describe block, on one backend; `skip` says why when the backend cannot be used here. */
+export interface BackendHarness {
+  h: Harness;
+  skip: string | null;
+}
+
+/**
+ * A harness on `backend` started before the block's tests (hooks registered here, so call it first
+ * inside `describe`), and closed after them.
+ */
+export function harnessOn(backend: BackendChoice, options: HarnessOptions = {}): BackendHarness {
+  const state = { skip: backend.skip || null } as BackendHarness;
+  before(async () => {
+    if (!state.skip) state.h = await startHarness({ ...options, backend: backend.name });
+  });
+  after(async () => state.h?.close());
+  return state;
+}
+
+/** The batch requests of an account, counted in the harness's store itself. */
+export function countRequests(h: Harness, accountId: string): Promise<number> {
+  return countRows(h.config.databaseUrl, 'SELECT count(*) AS n FROM requests WHERE account_id = ?', [accountId]);
 }

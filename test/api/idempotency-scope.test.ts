@@ -5,7 +5,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeOnEveryBackend } from './backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError } from './schema-check.js';

@@ -16,14 +16,15 @@ import { once } from 'node:events';
 import pg from 'pg';
 import { REPO_ROOT, freePort } from '../client/live-service.js';
 import { CLI_NODE_ARGS } from '../cli-entry.js';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { freshDatabase } from '../backends.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
-import { API_BACKENDS } from './backends.js';
+import { BACKENDS } from '../backends.js';
 import { assertMatches } from './schema-check.js';
 import { ErrorBody } from '../../src/api/schemas.js';
+import { until } from '../until.js';
 
-const postgres = API_BACKENDS.find((b) => b.name === 'PostgreSQL');
+const postgres = BACKENDS.find((b) => b.name === 'PostgreSQL');
 
 /** Runs SQL on the server's maintenance database (the one under test may be refusing connections). */
 async function onServer<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
@@ -44,15 +45,8 @@ async function sessionsOf(url: string, name: string, application: string): Promi
   return Number(rows[0]?.n ?? 0);
 }
 
-async function until<T>(what: string, fn: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => null);
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** A check that throws while the database is away counts as "not yet". */
+const notYetOnError = <T>(check: () => Promise<T | null>) => () => check().catch(() => null);
 
 describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'no PostgreSQL backend' }, () => {
   test('is answered 503 service_unavailable (/readyz 503 too); the process stays up and serves again when the database is back', async () => {
@@ -87,7 +81,7 @@ describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'n
       }
     };
     try {
-      await until('presend serve to answer', async () => ((await get('/readyz')).status === 200 ? true : null));
+      await until('presend serve to answer', notYetOnError(async () => ((await get('/readyz')).status === 200 ? true : null)));
       // The service has been working (the queue is started) when the database goes away.
       const created = await fetch(`${base}/v1/requests`, {
         method: 'POST',
@@ -95,8 +89,8 @@ describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'n
         body: JSON.stringify({ emails: ['deliverable@example.com', 'undeliverable@example.com'] }),
       });
       const id = ((await created.json()) as { request: { id: string } }).request.id;
-      await until('the batch to finish', async () => (((await (await get(`/v1/requests/${id}`)).json()) as { request: { finalized: boolean } }).request.finalized ? true : null));
-      await until('the workers to LISTEN', async () => ((await sessionsOf(url, name, 'presend-wake')) === 1 ? true : null));
+      await until('the batch to finish', notYetOnError(async () => (((await (await get(`/v1/requests/${id}`)).json()) as { request: { finalized: boolean } }).request.finalized ? true : null)));
+      await until('the workers to LISTEN', notYetOnError(async () => ((await sessionsOf(url, name, 'presend-wake')) === 1 ? true : null)));
 
       await onServer(url, `ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
       await onServer(url, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
@@ -106,14 +100,15 @@ describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'n
       assertMatches(ErrorBody, body);
       assert.equal((body as { error: { code: string } }).error.code, 'service_unavailable');
       assert.equal((await get('/readyz')).status, 503);
-      await new Promise((resolve) => setTimeout(resolve, 2_000)); // the worker's loop meets the outage too
+      // Kept: the worker's loop must run into the outage (it polls on its own time, and no line marks it); what is checked is that the process survives it.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
       alive();
 
       await onServer(url, `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-      await until('/readyz to be 200 again', async () => ((await get('/readyz')).status === 200 ? true : null));
+      await until('/readyz to be 200 again', notYetOnError(async () => ((await get('/readyz')).status === 200 ? true : null)));
       assert.equal((await get(`/v1/requests/${id}`)).status, 200);
       // The workers' LISTEN connection is back, and a new batch is worked.
-      await until('the workers to LISTEN again', async () => ((await sessionsOf(url, name, 'presend-wake')) === 1 ? true : null));
+      await until('the workers to LISTEN again', notYetOnError(async () => ((await sessionsOf(url, name, 'presend-wake')) === 1 ? true : null)));
       const after = await fetch(`${base}/v1/requests`, {
         method: 'POST',
         headers: { 'x-api-key': key.key, 'idempotency-key': 'outage-2', 'content-type': 'application/json' },
@@ -121,7 +116,7 @@ describe('a PostgreSQL outage under presend serve', { skip: postgres?.skip ?? 'n
       });
       assert.equal(after.status, 202);
       const second = ((await after.json()) as { request: { id: string } }).request.id;
-      await until('the batch after the outage to finish', async () => (((await (await get(`/v1/requests/${second}`)).json()) as { request: { finalized: boolean } }).request.finalized ? true : null));
+      await until('the batch after the outage to finish', notYetOnError(async () => (((await (await get(`/v1/requests/${second}`)).json()) as { request: { finalized: boolean } }).request.finalized ? true : null)));
       alive();
     } finally {
       if (child.exitCode === null && child.signalCode === null) {

@@ -1,9 +1,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeOnEveryBackend } from './backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isBatchRequest, isError } from './schema-check.js';
+import { until } from '../until.js';
 
 describeOnEveryBackend('POST /v1/requests and GET /v1/requests/{id}', (backend) => {
   let h: Harness;
@@ -196,16 +197,15 @@ describeOnEveryBackend('POST /v1/requests and GET /v1/requests/{id}', (backend) 
       const a = await g.newAccount(5);
       const r = await g.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails: ['greylisted@example.com', 'deliverable@example.com'] } });
       let sawRechecking = false;
-      for (;;) {
+      await until('the batch completes', async () => {
         const s = await g.call('GET', `/v1/requests/${r.body.request.id}`, { key: a.live });
         if (s.body.counters.rechecking > 0) {
           sawRechecking = true;
           assert.equal(s.body.request.countsMayChange, true);
           assert.equal(s.body.request.finalized, false);
         }
-        if (s.body.request.state === 'completed') break;
-        await new Promise((res) => setTimeout(res, 20));
-      }
+        return s.body.request.state === 'completed';
+      }, 60_000, 20);
       assert.ok(sawRechecking);
       const page = await g.call('GET', `/v1/requests/${r.body.request.id}/results`, { key: a.live });
       assert.equal(page.body.results.length, 2);
@@ -232,22 +232,21 @@ describeOnEveryBackend('POST /v1/requests and GET /v1/requests/{id}', (backend) 
       const statusOf = async (id: string, key: string) => (await g.call('GET', `/v1/requests/${id}`, { key })).body;
 
       const seen: number[] = [];
-      const deadline = Date.now() + 60_000;
-      for (;;) {
+      await until('the sandbox batch completes', async () => {
         const s = await statusOf(sandbox.body.request.id, a.test);
         isBatchRequest(s);
         if (s.counters.rechecking > 0) seen.push(s.counters.nextRecheckInSeconds);
         else assert.equal('nextRecheckInSeconds' in s.counters, false, 'only while a recheck waits');
-        if (s.request.state === 'completed') break;
-        assert.ok(Date.now() < deadline, `the sandbox batch still ${s.request.state} after 60 s`);
-        await new Promise((res) => setTimeout(res, 50));
-      }
+        return s.request.state === 'completed';
+      }, 60_000, 50);
       assert.ok(seen.length > 0, 'the sandbox batch was seen waiting for a recheck');
       assert.ok(seen.every((n) => Number.isInteger(n) && n >= 0 && n <= 1), `seconds to the next sandbox recheck: ${seen.join(',')}`);
 
       // The live batch's recheck is minutes away, and says so.
-      let waiting;
-      while (!(waiting = await statusOf(live.body.request.id, a.live)).counters.rechecking) await new Promise((res) => setTimeout(res, 50));
+      const waiting = await until('the live batch waits for its recheck', async () => {
+        const s = await statusOf(live.body.request.id, a.live);
+        return s.counters.rechecking ? s : null;
+      }, 60_000, 50);
       assert.ok(waiting.counters.nextRecheckInSeconds > 250 && waiting.counters.nextRecheckInSeconds <= 300, `live: ${waiting.counters.nextRecheckInSeconds}`);
     } finally {
       await g.close();

@@ -1,9 +1,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeOnEveryBackend } from './backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError, isResultsPage } from './schema-check.js';
+import { until } from '../until.js';
 
 /** Full export by cursor (docs/interface-spec.md §4): until nextCursor is null on a finalized request. */
 async function exportAll(h: Harness, key: string, id: string, limit: number) {
@@ -11,24 +12,22 @@ async function exportAll(h: Harness, key: string, id: string, limit: number) {
   const cursors = new Set<string>();
   let cursor: string | null = null;
   let pages = 0;
-  for (;;) {
-    const q: string = cursor ? `?limit=${limit}&cursor=${encodeURIComponent(cursor)}` : `?limit=${limit}`;
-    const r = await h.call('GET', `/v1/requests/${id}/results${q}`, { key });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    isResultsPage(r.body);
-    pages++;
-    for (const item of r.body.results) seen.push(item.email);
-    if (r.body.results.length > 0) assert.ok(r.body.nextCursor !== null || r.body.finalized, 'a non-empty page of a running request has a cursor');
-    if (r.body.nextCursor !== null) {
+  // Nothing more as of now and not finalized: ask again later with the cursor we sent.
+  await until('the export reaches the end of the finalized request', async () => {
+    for (;;) {
+      const q: string = cursor ? `?limit=${limit}&cursor=${encodeURIComponent(cursor)}` : `?limit=${limit}`;
+      const r = await h.call('GET', `/v1/requests/${id}/results${q}`, { key });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      isResultsPage(r.body);
+      pages++;
+      for (const item of r.body.results) seen.push(item.email);
+      if (r.body.results.length > 0) assert.ok(r.body.nextCursor !== null || r.body.finalized, 'a non-empty page of a running request has a cursor');
+      if (r.body.nextCursor === null) return r.body.finalized === true;
       assert.ok(!cursors.has(r.body.nextCursor), 'a cursor never repeats');
       cursors.add(r.body.nextCursor);
       cursor = r.body.nextCursor;
-      continue;
     }
-    if (r.body.finalized) break;
-    // Nothing more as of now: ask again later with the cursor we sent.
-    await new Promise((res) => setTimeout(res, 20));
-  }
+  }, 60_000, 20);
   return { seen, pages };
 }
 

@@ -8,16 +8,14 @@
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { describeOnEveryBackend } from './backends.js';
-import type { BackendName } from './backends.js';
+import { describeOnEveryBackend } from '../backends.js';
+import type { BackendName } from '../backends.js';
 import { startHarness, newIdem } from './harness.js';
 import type { Harness } from './harness.js';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { openDatabase } from '../backends.js';
+import { until } from '../until.js';
 
 const REFUSED = 'database or disk is full (test)';
 
@@ -38,8 +36,8 @@ interface Store {
 }
 
 async function sqliteStore(): Promise<Store> {
-  const dir = mkdtempSync(join(tmpdir(), 'presend-nowrite-'));
-  const file = join(dir, 'presend.db');
+  const db = await openDatabase('SQLite');
+  const file = db.url.slice('sqlite:'.length);
   const run = (sql: string) => {
     const db = new Database(file);
     try {
@@ -49,7 +47,7 @@ async function sqliteStore(): Promise<Store> {
     }
   };
   return {
-    url: `sqlite:${file}`,
+    url: db.url,
     refuseWrites: async () =>
       run(`CREATE TRIGGER refuse_check_end BEFORE UPDATE ON verifications BEGIN SELECT RAISE(ABORT, '${REFUSED}'); END;
            CREATE TRIGGER refuse_probe_insert BEFORE INSERT ON ready_probe BEGIN SELECT RAISE(ABORT, '${REFUSED}'); END;
@@ -60,15 +58,14 @@ async function sqliteStore(): Promise<Store> {
     allowBatches: async () => run('DROP TRIGGER refuse_batch;'),
     hideTable: async (name) => run(`ALTER TABLE ${name} RENAME TO ${name}_away`),
     restoreTable: async (name) => run(`ALTER TABLE ${name}_away RENAME TO ${name}`),
-    drop: async () => rmSync(dir, { recursive: true, force: true }),
+    drop: db.drop,
   };
 }
 
 async function postgresStore(): Promise<Store> {
-  const fresh = await freshDatabase();
-  if (fresh.kind === 'skip') throw new Error(`PostgreSQL asked for but ${fresh.reason}`);
+  const db = await openDatabase('PostgreSQL');
   const run = async (sql: string) => {
-    const client = new pg.Client({ connectionString: fresh.db.url });
+    const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
       await client.query(sql);
@@ -77,7 +74,7 @@ async function postgresStore(): Promise<Store> {
     }
   };
   return {
-    url: fresh.db.url,
+    url: db.url,
     refuseWrites: () =>
       run(`CREATE FUNCTION refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${REFUSED}'; END $$;
            CREATE TRIGGER refuse_check_end BEFORE UPDATE ON verifications FOR EACH ROW EXECUTE FUNCTION refuse_write();
@@ -92,21 +89,13 @@ async function postgresStore(): Promise<Store> {
     allowBatches: () => run('DROP TRIGGER refuse_batch ON requests; DROP FUNCTION refuse_batch();'),
     hideTable: (name) => run(`ALTER TABLE ${name} RENAME TO ${name}_away`),
     restoreTable: (name) => run(`ALTER TABLE ${name}_away RENAME TO ${name}`),
-    drop: () => fresh.db.drop(),
+    drop: db.drop,
   };
 }
 
 /** A serving process on `store`, with short leases so a restart's sweep comes within the test. */
 function serve(store: Store): Promise<Harness> {
   return startHarness({ env: { PRESEND_DATABASE_URL: store.url, PRESEND_WORKER_LEASE_MS: '300' } });
-}
-
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** A store of its own, one process on it and an account of 5 credits; closed, then dropped, after the test. */
@@ -148,8 +137,8 @@ describeOnEveryBackend('a store that cannot write', (backend: BackendName) => {
     open.push(second);
     assert.equal((await second.call('GET', '/readyz')).status, 200);
     // The sweep finds the check abandoned: it was answered with an error, so it is released, not run and debited.
-    await eventually('the held credit is released', async () => (await second.backend.ledger.getBalance(a.accountId)).held === 0);
-    await new Promise((resolve) => setTimeout(resolve, 500)); // a few more sweeps: nothing changes
+    await until('the held credit is released', async () => (await second.backend.ledger.getBalance(a.accountId)).held === 0);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // kept: a few more sweeps, and an absence (no debit) is watched over a window
     const balance = await second.backend.ledger.getBalance(a.accountId);
     assert.deepEqual([balance.available, balance.held], [5, 0], 'no debit for a check answered with an error');
   });
@@ -165,7 +154,7 @@ describeOnEveryBackend('a store that cannot write', (backend: BackendName) => {
     assert.equal(answer.status, 503, `the store, not the engine, failed: ${JSON.stringify(answer.body)}`);
     assert.equal(answer.body.error.code, 'service_unavailable');
     await store.allowWrites();
-    await eventually('the held credit is released', async () => (await h.backend.ledger.getBalance(a.accountId)).held === 0);
+    await until('the held credit is released', async () => (await h.backend.ledger.getBalance(a.accountId)).held === 0);
     assert.equal((await h.backend.ledger.getBalance(a.accountId)).available, 5);
     assert.equal((await h.call('GET', '/readyz')).status, 200);
   });

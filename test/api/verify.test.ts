@@ -1,9 +1,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeOnEveryBackend } from './backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { startHarness, newIdem } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError, isVerifyResult } from './schema-check.js';
+import { until } from '../until.js';
 
 describeOnEveryBackend('POST /v1/verify', (backend) => {
   let h: Harness;
@@ -76,14 +77,13 @@ describeOnEveryBackend('POST /v1/verify', (backend) => {
         history: null,
       },
     );
-    let replay;
-    for (;;) {
-      replay = await h.call('POST', '/v1/verify', { key: a.live, idem, body });
-      if (replay.status === 200) break;
-      assert.equal(replay.status, 202);
-      assert.equal(replay.body.engineJobId, r.body.engineJobId);
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    const replay = await until('the replay answers 200 with the result', async () => {
+      const answer = await h.call('POST', '/v1/verify', { key: a.live, idem, body });
+      if (answer.status === 200) return answer;
+      assert.equal(answer.status, 202);
+      assert.equal(answer.body.engineJobId, r.body.engineJobId);
+      return null;
+    }, 60_000, 100);
     isVerifyResult(replay.body);
     assert.equal(replay.body.presend.verdict, 'DELIVERABLE');
     const again = await h.call('POST', '/v1/verify', { key: a.live, idem, body });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { CLI_NODE_ARGS, REPO_ROOT } from '../cli-entry.js';
+import { until } from '../until.js';
 
 export { REPO_ROOT };
 
@@ -73,19 +74,13 @@ async function admin(env: Record<string, string>, args: string[]): Promise<strin
 }
 
 async function waitUntilAnswering(baseUrl: string, child: ChildProcess, logs: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  await until(() => `presend serve to answer on ${baseUrl}:\n${logs()}`, async () => {
     if (child.exitCode !== null) throw new Error(`presend serve exited with ${child.exitCode}:\n${logs()}`);
-    try {
-      // Any HTTP answer (a 401 here) means the routes are up.
-      const response = await fetch(`${baseUrl}/v1/requests/00000000-0000-4000-8000-000000000000`);
-      await response.arrayBuffer();
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`presend serve did not answer on ${baseUrl} within 30 s:\n${logs()}`);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  }
+    // Any HTTP answer (a 401 here) means the routes are up.
+    const response = await fetch(`${baseUrl}/v1/requests/00000000-0000-4000-8000-000000000000`).catch(() => null);
+    await response?.arrayBuffer();
+    return response !== null;
+  }, 30_000, 150);
 }
 
 export interface AccountSpec {

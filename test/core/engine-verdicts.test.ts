@@ -121,6 +121,7 @@ describe('engine verdicts through real DNS and SMTP on loopback', () => {
     assert.equal(first.envelope.verdict, 'GREYLISTED');
     assert.equal(first.envelope.status, 'recheck_scheduled');
     assert.equal(first.envelope.retry?.affinity_required, true);
+    // Kept: the greylisting delay passing on the mail world's clock is the behaviour under test.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const again = await ew.engine.verify('grey.listed@acme.test');
     assert.equal(again.envelope.verdict, 'DELIVERABLE');

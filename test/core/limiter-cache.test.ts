@@ -62,7 +62,7 @@ describe('facts cache and single flight', () => {
     let runs = 0;
     const work = async (): Promise<string | null> => {
       runs++;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 10)); // the work's length, kept: the lookups must overlap it
       return null;
     };
     const answers = await Promise.all(Array.from({ length: 5 }, () => cachedFact(cache, flights, 'catchall:a.test', () => 0, work)));

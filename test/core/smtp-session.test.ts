@@ -6,6 +6,7 @@ import { DEFAULT_REPLY_LIMITS } from '../../src/core/smtp/reply.js';
 import { createMemorySessionLimiter } from '../../src/core/limiter.js';
 import { defaultScript, startScriptedSmtp, type Script } from './scripted-smtp.js';
 import { startSocksProxy } from '../../src/mailworld/index.js';
+import { until } from '../until.js';
 
 function settings(port: number, more: Partial<SessionSettings> = {}): SessionSettings {
   return {
@@ -138,7 +139,7 @@ describe('probe session protocol corners', () => {
     const queue = scriptedQueue(t, server.port, { session: { ...base.session, stepTimeoutMs: 3000 } });
     const first = await Promise.all(['a@x.test', 'unknown@x.test'].map((recipient) => queue.submit({ recipient, needsUtf8: false })));
     assert.deepEqual(first.map(codeOf), [250, 550]);
-    while (!server.sessions[0]?.includes('QUIT')) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until('the first session sends QUIT', () => server.sessions[0]?.includes('QUIT') ?? false, 30_000, 5);
     const started = Date.now();
     const second = await queue.submit({ recipient: 'b@x.test', needsUtf8: false });
     const waited = Date.now() - started;

@@ -5,13 +5,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
 import { generateApiKey, hashApiKey } from '../../src/service/keys.js';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { BACKENDS, openStore } from '../backends.js';
 import { MAX_IMPORT_ATTEMPTS } from '../../src/store/roles/list-files.js';
 
 const T0 = new Date('2031-03-01T00:00:00.000Z');
@@ -19,17 +15,20 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 let n = 0;
 const unique = (p: string) => `${p}-${process.pid}-${++n}`;
 
-function suite(name: string, open: () => Promise<Backend>, skip: string | false = false): void {
+function suite(name: string, open: () => Promise<{ backend: Backend; close(): Promise<void> }>, skip: string | false = false): void {
   describe(`dashboard roles: ${name}`, { skip }, () => {
     let b: Backend;
+    let opened: { close(): Promise<void> } | null = null;
     let accountId: string;
     let otherAccountId: string;
     before(async () => {
-      b = await open();
+      const store = await open();
+      opened = store;
+      b = store.backend;
       accountId = (await b.accounts.createAccount({ name: unique('acme'), credits: 10, now: T0 }))!.id;
       otherAccountId = (await b.accounts.createAccount({ name: unique('other'), credits: 0, now: T0 }))!.id;
     });
-    after(async () => b?.close());
+    after(async () => opened?.close());
 
     test('an email names one owner over all accounts, case-insensitively', async () => {
       const email = `${unique('Ann')}@Example.com`;
@@ -276,12 +275,4 @@ function suite(name: string, open: () => Promise<Backend>, skip: string | false 
   });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'presend-owner-roles-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-suite('sqlite', () => openBackend(`sqlite:${join(dir, 'store.db')}`));
-
-const fresh = await freshDatabase();
-after(async () => {
-  if (fresh.kind === 'ready') await fresh.db.drop();
-});
-suite('postgres', () => openBackend(fresh.kind === 'ready' ? fresh.db.url : ''), fresh.kind === 'skip' ? fresh.reason : false);
+for (const { name, skip } of BACKENDS) suite(name, () => openStore(name), skip);

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { freshDatabase } from '../backends.js';
 import { startApiNode, startWorker } from '../scale/presend-process.js';
 import type { PresendProcess } from '../scale/presend-process.js';
 import { startBalancer } from './balancer.js';

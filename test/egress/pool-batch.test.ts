@@ -11,7 +11,7 @@ import { startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
 import { BatchRunner, batchRunnerOptions } from '../../src/service/batch-runner.js';
 import { closeEngines, type Engines } from '../../src/service/engines.js';
 import { loadEngines } from '../../src/service/load-engines.js';
-import { describeOnEveryBackend } from '../api/backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { newIdem, startHarness, waitFinal, type Harness } from '../api/harness.js';
 import { B, BARRACUDA_MX, MICROSOFT_DOMAINS, MICROSOFT_MX, OTHER_DOMAINS, ROUTES, addressesAt, poolWorld } from './pool-world.js';
 

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sameRateLimits, startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { describeOnEveryBackend } from '../api/backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { assertSpecAnswer, rawRequest } from '../adversarial/raw-http.js';
 
 const PER_SECOND = 20;

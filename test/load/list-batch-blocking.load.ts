@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeOnEveryBackend } from '../api/backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { startHarness } from '../api/harness.js';
 import { listBatchHoldsEveryAddressOnce } from '../api/list-batch-check.js';
 import type { Harness } from '../api/harness.js';

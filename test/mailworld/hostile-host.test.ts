@@ -1,8 +1,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startMailWorld, type HostBehaviour, type MailWorld } from '../../src/mailworld/index.js';
 import { SmtpTalk } from './smtp-talk.js';
+import { until } from '../until.js';
 
 const BEHAVIOURS: Record<string, HostBehaviour> = {
   'mx.refuse.test': { kind: 'refuse' },
@@ -94,12 +94,12 @@ describe('hostile simulated MX hosts', () => {
     const talk = await open('mx.endless.test');
     assert.equal((await talk.read()).code, 220);
     talk.write('EHLO probe.presend.test\r\n');
-    while (talk.received < 512 * 1024) await sleep(10);
+    await until('512 KiB of the endless reply', () => talk.received >= 512 * 1024);
     await assert.rejects(talk.read(100), /no reply within/);
     talk.close();
     await talk.closed;
     // The world notices the client left and ends the session (and its writer) too.
-    while (world.recorder.sessions('mx.endless.test')[0]?.endedAt === null) await sleep(10);
+    await until('the world ends the session', () => world.recorder.sessions('mx.endless.test')[0]?.endedAt !== null);
     assert.equal(world.recorder.sessions('mx.endless.test').length, 1);
   });
 
@@ -130,7 +130,12 @@ describe('hostile simulated MX hosts', () => {
     talk.close();
   });
 
-  test('the world closes at once even with hostile sessions still open', async () => {
+  // A tarpit never ends a session and the flood never stops, and the world has no timeout of its
+  // own: a close() that waited for its sessions would never resolve (the test's timeout says so
+  // in seconds, not minutes). What is checked is that both sessions were under way when close()
+  // was called, that close() itself ended them (neither client left), and that nothing more
+  // arrived once it had resolved.
+  test('the world closes at once even with hostile sessions still open', { timeout: 20_000 }, async () => {
     const spare = await startMailWorld({
       hosts: [{ name: 'mx.pit.test', behaviour: { kind: 'tarpit' } }, { name: 'mx.flood.test', behaviour: { kind: 'endless_multiline' } }],
       domains: [],
@@ -138,7 +143,18 @@ describe('hostile simulated MX hosts', () => {
     const pit = await SmtpTalk.open(spare.hostIp('mx.pit.test'), spare.smtpPort);
     const flood = await SmtpTalk.open(spare.hostIp('mx.flood.test'), spare.smtpPort);
     flood.write('EHLO probe.presend.test\r\n');
+    const session = (host: string) => spare.recorder.sessions(host)[0];
+    await until('both hostile sessions under way, the flood flowing', () => session('mx.pit.test')?.endedAt === null && session('mx.flood.test')?.endedAt === null && flood.received > 64 * 1024);
+    assert.equal(pit.received, 0, 'the tarpit has said nothing');
+    assert.equal(pit.ended || flood.ended, false, 'both clients still connected when the world closes');
+
     await spare.close();
+    const receivedAtClose = flood.received;
+    // Neither client leaves: the world's close() is what ends both sessions (the recorder hears of
+    // it on each socket's 'close', a turn after close() resolves).
     await Promise.all([pit.closed, flood.closed]);
+    await until('the world records both sessions ended', () => session('mx.pit.test')?.endedAt !== null && session('mx.flood.test')?.endedAt !== null);
+    assert.equal(pit.received, 0, 'the tarpit session was cut, not finished');
+    assert.equal(flood.received, receivedAtClose, 'the flood stopped with the world');
   });
 });

@@ -2,6 +2,7 @@ import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
 import { SmtpTalk } from './smtp-talk.js';
+import { until } from '../until.js';
 
 const OPEN = 'mx.open.test';
 const LIMITED = 'mx.limited.test';
@@ -23,7 +24,7 @@ describe('the session recorder and connection limits', () => {
 
   beforeEach(async () => {
     // Let the server see the end of the previous test's sockets before counting afresh.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until('the previous sessions ended', () => world.recorder.openSessions(OPEN) === 0 && world.recorder.openSessions(LIMITED) === 0);
     world.reset();
   });
 

@@ -2,6 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort, runCli, startLiveService, type LiveService } from '../client/live-service.js';
 import { connectPresendMcp, textOf, type McpSession } from './mcp-client.js';
+import { until } from '../until.js';
 
 describe('presend mcp, driven by the official MCP client, against a real presend serve', () => {
   let service: LiveService;
@@ -99,14 +100,11 @@ describe('presend mcp, driven by the official MCP client, against a real presend
     assert.equal(batch.unique_addresses, 4);
     assert.match(batch.next_step, /get_job/);
 
-    let state = '';
-    for (let polls = 0; polls < 200 && state !== 'completed'; polls += 1) {
+    await until('the job completes', async () => {
       const job = await session.call('get_job', { job_id: batch.job_id });
       assert.notEqual(job.isError, true, textOf(job));
-      state = (job.structuredContent as { state: string }).state;
-      if (state !== 'completed') await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.equal(state, 'completed');
+      return (job.structuredContent as { state: string }).state === 'completed';
+    }, 20_000, 100);
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -130,12 +128,7 @@ describe('presend mcp, driven by the official MCP client, against a real presend
     assert.notEqual(started.isError, true, textOf(started));
     const jobId = (started.structuredContent as { job_id: string }).job_id;
     assert.ok(textOf(started).length < 400, textOf(started));
-    let state = '';
-    for (let polls = 0; polls < 300 && state !== 'completed'; polls += 1) {
-      state = ((await session.call('get_job', { job_id: jobId })).structuredContent as { state: string }).state;
-      if (state !== 'completed') await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.equal(state, 'completed');
+    await until('the job completes', async () => ((await session.call('get_job', { job_id: jobId })).structuredContent as { state: string }).state === 'completed', 30_000, 100);
     const page = await session.call('get_results', { job_id: jobId, limit: 200 });
     assert.notEqual(page.isError, true, textOf(page));
     const out = page.structuredContent as { results: { email: string; presend: { decision: string } }[]; complete: boolean };

@@ -11,9 +11,10 @@ import type { MailWorld } from '../../src/mailworld/index.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
-import { freshDatabase } from './fresh-database.js';
+import { freshDatabase } from '../backends.js';
 import { startApiNode, startWorker } from './presend-process.js';
 import type { PresendProcess } from './presend-process.js';
+import { until } from '../until.js';
 
 const fresh = await freshDatabase();
 const skip = fresh.kind === 'skip' ? fresh.reason : false;
@@ -150,24 +151,19 @@ describe('scale-out: two API nodes and two workers on one PostgreSQL', { skip, t
     // Wait for real progress, then kill worker-1 while it holds leased items and MX slots.
     // (Progress alone raced the worker between two chunks, when it holds nothing: wait until
     // the store shows worker-1 holding leases, then kill it at once.)
-    let view: BatchRequest;
     const probe = new pg.Client({ connectionString: fresh.kind === 'ready' ? fresh.db.url : '' });
     await probe.connect();
     const heldByWorker1 = "SELECT id FROM items WHERE state = 'claimed' AND claimed_by LIKE 'worker-1#%'";
-    const deadline = Date.now() + 60_000;
     let stranded: number[] = [];
     try {
-      for (;;) {
-        view = (await call<BatchRequest>(`/v1/requests/${requestId}`)).body;
-        if (view.counters.completed! + view.counters.failed! >= 500) {
-          // Many leases, not a few: a handful at the tail of a claim can all finish in the
-          // milliseconds between this query and the signal (seen in CI).
-          const held = await probe.query<{ id: string }>(heldByWorker1);
-          if (held.rows.length >= 100) break;
-        }
-        assert.ok(Date.now() < deadline, 'worker-1 was never seen holding leased items');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await until('worker-1 seen holding leased items', async () => {
+        const view = (await call<BatchRequest>(`/v1/requests/${requestId}`)).body;
+        if (view.counters.completed! + view.counters.failed! < 500) return false;
+        // Many leases, not a few: a handful at the tail of a claim can all finish in the
+        // milliseconds between this query and the signal (seen in CI).
+        const held = await probe.query<{ id: string }>(heldByWorker1);
+        return held.rows.length >= 100;
+      }, 60_000, 20);
       await workers[0]!.kill();
       // What the dead worker left leased is what the other worker must take over.
       stranded = (await probe.query<{ id: string }>(heldByWorker1)).rows.map((r) => Number(r.id));
@@ -178,11 +174,11 @@ describe('scale-out: two API nodes and two workers on one PostgreSQL', { skip, t
     const atKill = (await call<BatchRequest>(`/v1/requests/${requestId}`)).body;
     assert.equal(atKill.request.finalized, false, 'the worker was killed before the batch was done');
 
-    while (!view.request.finalized) {
-      await new Promise((r) => setTimeout(r, 250));
-      view = (await call<BatchRequest>(`/v1/requests/${requestId}`)).body;
+    await until('the other worker finalizes the batch', async () => {
+      const view = (await call<BatchRequest>(`/v1/requests/${requestId}`)).body;
       assert.notEqual(view.request.state, 'failed');
-    }
+      return view.request.finalized;
+    }, 120_000, 250);
 
     // Full cursor export, pages alternating between the two API nodes.
     const seen = new Map<string, ResultItem>();

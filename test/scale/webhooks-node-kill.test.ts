@@ -7,7 +7,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshDatabase } from './fresh-database.js';
+import { freshDatabase } from '../backends.js';
 import { startApiNode, startWorker } from './presend-process.js';
 import type { PresendProcess } from './presend-process.js';
 import { openBackend } from '../../src/store/open-backend.js';
@@ -16,6 +16,7 @@ import { generateApiKey } from '../../src/service/keys.js';
 import { addEndpoint } from '../../src/service/webhooks/endpoints.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import type { Receiver } from '../webhooks/receiver.js';
+import { until } from '../until.js';
 
 const fresh = await freshDatabase();
 const skip = fresh.kind === 'skip' ? fresh.reason : false;
@@ -85,7 +86,7 @@ test('a delivery whose node is killed mid-attempt is delivered by the other node
   assert.deepEqual(receiver.verifiedBy(second, [secret]), [secret]);
   assert.equal(second.body, first.body, 'the same event, byte for byte');
 
-  const delivered = await waitFor(async () => {
+  const delivered = await until('the delivery is delivered', async () => {
     const [d] = await store!.webhooks.deliveries(account.id, endpoint.id, 1);
     return d?.state === 'delivered' ? d : null;
   });
@@ -93,13 +94,3 @@ test('a delivery whose node is killed mid-attempt is delivered by the other node
   assert.equal(delivered.eventId, first.id);
   assert.equal(receiver.received.filter((r) => r.payload.data.requestId === requestId).length, 2, 'delivered at least once, here twice: no more');
 });
-
-async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -11,15 +11,15 @@ import { benchWorld, startMailWorld } from '../../src/mailworld/index.js';
 import type { MailWorld } from '../../src/mailworld/index.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
-import { freshDatabase } from './fresh-database.js';
+import { freshDatabase } from '../backends.js';
 import { startWorker } from './presend-process.js';
 import type { PresendProcess } from './presend-process.js';
+import { until } from '../until.js';
 
 const fresh = await freshDatabase();
 const skip = fresh.kind === 'skip' ? fresh.reason : false;
 const url = fresh.kind === 'ready' ? fresh.db.url : '';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a worker stopped with SIGTERM on PostgreSQL', { skip, timeout: 90_000 }, () => {
   // Slow replies keep the worker in the middle of its chunks when the signal arrives.
@@ -85,15 +85,11 @@ describe('a worker stopped with SIGTERM on PostgreSQL', { skip, timeout: 90_000 
     workers.push(first);
     // Signal the worker at a moment it is mid-chunk: some results stored, some items still leased.
     // (Polling for "50 final" alone raced the worker between two chunks, when it holds nothing.)
-    const deadline = Date.now() + 30_000;
-    let midChunk = false;
-    while (!midChunk && Date.now() < deadline) {
+    await until('the worker seen holding leased items after storing results', async () => {
       const final = await count("SELECT COUNT(*)::int AS n FROM items WHERE state = 'final'");
       const claimed = await count("SELECT COUNT(*)::int AS n FROM items WHERE state = 'claimed'");
-      midChunk = final > 0 && claimed > 0;
-      if (!midChunk) await sleep(20);
-    }
-    assert.ok(midChunk, 'the worker was seen holding leased items after storing results');
+      return final > 0 && claimed > 0;
+    }, 30_000, 20);
     const exited = once(first.child, 'exit');
     first.child.kill('SIGTERM');
     const [code] = (await exited) as [number | null, NodeJS.Signals | null];
@@ -106,11 +102,10 @@ describe('a worker stopped with SIGTERM on PostgreSQL', { skip, timeout: 90_000 
 
   test('another worker then finishes the batch with exactly one result per address and every credit settled once', async () => {
     workers.push(await startWorker('worker-2', { ...env, PRESEND_WORKER_ID: 'worker-2' }));
-    let view = await store.batches.get(accountId, requestId);
-    while (view?.state !== 'completed') {
-      await sleep(200);
-      view = await store.batches.get(accountId, requestId);
-    }
+    const view = await until('worker-2 completes the batch', async () => {
+      const batch = await store.batches.get(accountId, requestId);
+      return batch?.state === 'completed' ? batch : null;
+    }, 60_000, 200);
     const emails: string[] = [];
     for (let after = 0; ; ) {
       const slice = await store.batches.resultsSlice({ accountId, requestId, afterSeq: after, limit: 500 });

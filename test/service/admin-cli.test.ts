@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { exited, presend, startServe } from './processes.js';
+import { until } from '../until.js';
 
 test('accounts, keys, credits and lists are managed from the command line and work over HTTP', { timeout: 90_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'presend-admin-'));
@@ -67,11 +68,10 @@ test('accounts, keys, credits and lists are managed from the command line and wo
     const body = (await batch.json()) as { request: { id: string }; counters: { total: number; unique: number } };
     // A list batch is created at once and filled from the list in the background.
     assert.equal(body.counters.total, 3);
-    for (let unique = body.counters.unique; unique !== 3; ) {
-      await new Promise((r) => setTimeout(r, 50));
+    await until('the list batch is filled from the list', async () => {
       const status = (await (await fetch(`${started.url}/v1/requests/${body.request.id}`, { headers: { 'x-api-key': testKey } })).json()) as { counters: { unique: number } };
-      unique = status.counters.unique;
-    }
+      return status.counters.unique === 3;
+    });
     const notReady = await fetch(`${started.url}/v1/requests`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'admin-2' }, body: JSON.stringify({ listId: failedId }) });
     assert.equal(notReady.status, 422);
 

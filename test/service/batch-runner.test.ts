@@ -10,6 +10,7 @@ import { createSandboxEngine } from '../../src/core/index.js';
 import { createLogger } from '../../src/logger.js';
 import { BatchRunner } from '../../src/service/batch-runner.js';
 import { openBackend } from '../../src/store/open-backend.js';
+import { until } from '../until.js';
 
 test('a runner whose lease another worker took over stops the item and writes no result for it', async () => {
   const backend = await openBackend('sqlite::memory:');
@@ -56,15 +57,11 @@ test('a runner whose lease another worker took over stops the item and writes no
     assert.equal(created.kind, 'created');
     if (created.kind !== 'created') return;
     runner.start();
-    const waitFor = async (what: string, ok: () => boolean | Promise<boolean>) => {
-      for (let i = 0; i < 500 && !(await ok()); i++) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(await ok(), what);
-    };
-    await waitFor('the runner claims the item', async () => (await backend.batches.get(account.id, created.request.id))?.state === 'running');
+    await until('the runner claims the item', async () => (await backend.batches.get(account.id, created.request.id))?.state === 'running');
     // Another worker, whose clock is past the runner's lease, takes the item over.
     const [taken] = await backend.work.claim({ owner: 'other#1', affinity: 'other', now: new Date(Date.now() + 60_000), leaseMs: 600_000, limit: 10, affinityGraceMs: 0 });
     assert.ok(taken, 'taken over');
-    await waitFor('the runner hears that it lost the lease', () => lines.some((l) => l.msg.startsWith('leases lost') && l.lost === 1));
+    await until('the runner hears that it lost the lease', () => lines.some((l) => l.msg.startsWith('leases lost') && l.lost === 1));
     // Its only chunk was that item: it stopped probing it (a 600 s check) and takes new work at once.
     const next = await backend.batches.create({
       accountId: account.id,
@@ -81,7 +78,7 @@ test('a runner whose lease another worker took over stops the item and writes no
     assert.equal(next.kind, 'created');
     if (next.kind !== 'created') return;
     await backend.work.publish(next.request.id);
-    await waitFor('the runner finishes the next batch', async () => (await backend.batches.get(account.id, next.request.id))?.state === 'completed');
+    await until('the runner finishes the next batch', async () => (await backend.batches.get(account.id, next.request.id))?.state === 'completed');
     await runner.stop();
     assert.deepEqual(await backend.work.renewLeases('other#1', [taken.itemId], new Date(Date.now() + 600_000)), [], 'still the other worker’s: not handed back, not finished');
     const view = await backend.batches.get(account.id, created.request.id);

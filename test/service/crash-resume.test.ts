@@ -15,6 +15,7 @@ import type { MailWorld, WorldSpec } from '../../src/mailworld/index.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
 import { exited, startServe } from './processes.js';
+import { until } from '../until.js';
 
 const N = 150;
 
@@ -95,12 +96,12 @@ test('a batch interrupted by SIGKILL resumes after restart with every address on
     const created = await api(first.url, '/v1/requests', { method: 'POST', headers: { 'idempotency-key': 'crash-1' }, body: JSON.stringify({ emails }) });
     assert.equal(created.status, 202);
     const id = created.body.request.id as string;
-    for (;;) {
+    await until('20 items are completed', async () => {
       const s = await api(first.url, `/v1/requests/${id}`);
-      if (s.body.counters.completed >= 20) break;
+      if (s.body.counters.completed >= 20) return true;
       assert.notEqual(s.body.request.state, 'completed', 'the batch finished before the kill: slow the world down');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+      return false;
+    }, 60_000);
     first.child.kill('SIGKILL');
     await exited(first.child);
 
@@ -108,12 +109,10 @@ test('a batch interrupted by SIGKILL resumes after restart with every address on
     children.push(second.child);
     const mid = await api(second.url, `/v1/requests/${id}`);
     assert.notEqual(mid.body.request.state, 'completed', 'the kill interrupted the batch');
-    let final;
-    for (;;) {
-      final = await api(second.url, `/v1/requests/${id}`);
-      if (final.body.request.state === 'completed') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const final = await until('the second process completes the batch', async () => {
+      const s = await api(second.url, `/v1/requests/${id}`);
+      return s.body.request.state === 'completed' ? s : null;
+    }, 120_000, 100);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -160,14 +159,12 @@ test('a single check answered 202 and then cut off by SIGKILL is resumed after r
 
     const second = await startServe(env);
     children.push(second.child);
-    let replay = await verify(second.url);
-    assert.equal(replay.status, 202, 'right after the restart the check is still running');
-    const deadline = Date.now() + 60_000;
-    while (replay.status === 202) {
-      assert.ok(Date.now() < deadline, 'the abandoned check was never resumed');
-      await new Promise((r) => setTimeout(r, 250));
-      replay = await verify(second.url);
-    }
+    const first202 = await verify(second.url);
+    assert.equal(first202.status, 202, 'right after the restart the check is still running');
+    const replay = await until('the abandoned check is resumed and answered', async () => {
+      const answer = await verify(second.url);
+      return answer.status === 202 ? null : answer;
+    }, 60_000, 250);
     assert.equal(replay.status, 200);
     assert.equal(replay.body.presend.verdict, 'DELIVERABLE');
     assert.deepEqual(replay.body.presend.billing, { disposition: 'debited', credits: 1 });

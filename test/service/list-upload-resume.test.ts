@@ -11,11 +11,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend, ListsRole } from '../../src/store/backend.js';
 import { ListUploads } from '../../src/service/list-uploads.js';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { createLogger } from '../../src/logger.js';
+import { describeOnEveryBackend, openDatabase } from '../backends.js';
 import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { until } from '../until.js';
@@ -63,7 +64,9 @@ function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>)
       assert.ok(account);
       const file = twoAddressColumns();
 
-      const firstNode = new ListUploads({ lists: freezingAtSecondChunk(backend.lists, frozen), listFiles: backend.listFiles, leaseMs: LEASE_MS });
+      const warnings: string[] = [];
+      const log = createLogger('warn', new Writable({ write: (chunk: Buffer, _encoding, done) => (warnings.push(...chunk.toString().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg)), done()) }));
+      const firstNode = new ListUploads({ lists: freezingAtSecondChunk(backend.lists, frozen), listFiles: backend.listFiles, leaseMs: LEASE_MS, log });
       const uploaded = await firstNode.upload({ accountId: account.id, uploadedBy: 'ann@example.com', fileName: 'two.csv', name: null, stream: Readable.from([Buffer.from(file.csv)]) });
       assert.equal(uploaded.kind, 'needs_column');
       const listId = uploaded.list.id;
@@ -74,9 +77,10 @@ function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>)
       await until('the first chunk to be in', async () => ((await backend.lists.getList(account.id, listId))?.entries === 5_000 ? true : null));
 
       // The lease lapses. Housekeeping that fails lapsed imports leaves this one to a serving node.
-      await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 2));
-      assert.equal(await backend.lists.failLapsedImports(new Date()), 0);
-      const secondNode = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, leaseMs: 60_000 });
+      // The lease lapses: the second node's clock is past it (an injected clock, not a sleep).
+      const later = () => new Date(Date.now() + LEASE_MS * 2);
+      assert.equal(await backend.lists.failLapsedImports(later()), 0);
+      const secondNode = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, leaseMs: 60_000, now: later });
       assert.equal(await secondNode.resumeLapsedImports(), 1);
       assert.equal(await secondNode.resumeLapsedImports(), 0, 'taken over once');
       const ready = await until('the list to be ready', async () => {
@@ -93,7 +97,7 @@ function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>)
 
       // The first node wakes up: its chunk is refused (the list moved on), and the list stays as it is.
       wake();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await until('the frozen node hears that its import was taken over', () => warnings.includes('a list import was taken over by another run; this one stops'));
       const after = await backend.lists.getList(account.id, listId);
       assert.deepEqual([after?.state, after?.entries], ['ready', file.home.length]);
       assert.equal((await backend.listFiles.getFile(account.id, listId))?.error, null);
@@ -105,10 +109,16 @@ function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>)
   });
 }
 
-describe('an uploaded list whose import node dies (SQLite)', () => {
+describeOnEveryBackend('an uploaded list whose import node dies', (name) => {
+  cases(async () => {
+    const db = await openDatabase(name);
+    return { backend: await openBackend(db.url), drop: db.drop };
+  });
+});
+
+describe('an uploaded list whose import node dies, and a serving process (SQLite)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'presend-upload-resume-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
-  cases(async () => ({ backend: await openBackend(`sqlite:${join(dir, 'store.db')}`), drop: async () => undefined }));
 
   test('a serving process that starts takes such an import over by itself', async () => {
     const url = `sqlite:${join(dir, 'serve.db')}`;
@@ -127,6 +137,7 @@ describe('an uploaded list whose import node dies (SQLite)', () => {
       assert.ok(home);
       assert.equal(await firstNode.chooseColumn(account.id, listId, home.index), true);
       await until('the first chunk to be in', async () => ((await backend.lists.getList(account.id, listId))?.entries === 5_000 ? true : null));
+      // Kept: `presend serve` reads the wall clock, so the lease must lapse in real time.
       await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 2));
 
       // `presend serve` starting on the same store: its start-up housekeeping finds the import.
@@ -142,13 +153,5 @@ describe('an uploaded list whose import node dies (SQLite)', () => {
       await h?.close();
       await backend.close();
     }
-  });
-});
-
-const fresh = await freshDatabase();
-describe('an uploaded list whose import node dies (PostgreSQL)', { skip: fresh.kind === 'skip' ? fresh.reason : false }, () => {
-  cases(async () => {
-    if (fresh.kind !== 'ready') throw new Error('PostgreSQL not reachable');
-    return { backend: await openBackend(fresh.db.url), drop: () => fresh.db.drop() };
   });
 });

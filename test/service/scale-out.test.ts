@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { openBackend } from '../../src/store/open-backend.js';
 import { generateApiKey } from '../../src/service/keys.js';
 import { exited, spawnCli, startServe, waitForLog } from './processes.js';
+import { until } from '../until.js';
 
 test('a batch taken by serve --no-worker is completed by a separate worker process', { timeout: 60_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'presend-scale-'));
@@ -31,6 +32,7 @@ test('a batch taken by serve --no-worker is completed by a separate worker proce
     const headers = { 'x-api-key': key.key, 'content-type': 'application/json', 'idempotency-key': 'scale-1' };
     const created = await fetch(`${api.url}/v1/requests`, { method: 'POST', headers, body: JSON.stringify({ emails }) }).then((r) => r.json() as Promise<any>); // eslint-disable-line @typescript-eslint/no-explicit-any
     const id = created.request.id as string;
+    // Kept: an absence (no worker picks the batch up) can only be watched over a window of time.
     await new Promise((r) => setTimeout(r, 300));
     const idle = await fetch(`${api.url}/v1/requests/${id}`, { headers }).then((r) => r.json() as Promise<any>); // eslint-disable-line @typescript-eslint/no-explicit-any
     assert.equal(idle.request.state, 'queued', 'no worker runs inside serve --no-worker');
@@ -38,15 +40,12 @@ test('a batch taken by serve --no-worker is completed by a separate worker proce
     const worker = spawnCli(['worker'], env);
     children.push(worker);
     await waitForLog(worker, 'presend worker running');
-    for (;;) {
-      const s = await fetch(`${api.url}/v1/requests/${id}`, { headers }).then((r) => r.json() as Promise<any>); // eslint-disable-line @typescript-eslint/no-explicit-any
-      if (s.request.state === 'completed') {
-        assert.equal(s.counters.send, 150);
-        assert.equal(s.counters.suppress, 150);
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const s = await until('the worker completes the batch', async () => {
+      const status = await fetch(`${api.url}/v1/requests/${id}`, { headers }).then((r) => r.json() as Promise<any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+      return status.request.state === 'completed' ? status : null;
+    }, 60_000, 50);
+    assert.equal(s.counters.send, 150);
+    assert.equal(s.counters.suppress, 150);
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map(exited));
     assert.deepEqual(children.map((c) => c.exitCode), [0, 0], 'both shut down cleanly on SIGTERM');

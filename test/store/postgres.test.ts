@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { freshDatabase } from '../backends.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { IdempotencyClaim, StoredResult } from '../../src/store/store.js';
 import type { Backend } from '../../src/store/backend.js';

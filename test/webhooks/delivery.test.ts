@@ -6,12 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { describeOnEveryBackend } from '../api/backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { newIdem, startHarness, waitFinal } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { addEndpoint, rotateEndpointSecret } from '../../src/service/webhooks/endpoints.js';
 import { startReceiver } from './receiver.js';
 import type { Receiver } from './receiver.js';
+import { until } from '../until.js';
 
 describeOnEveryBackend('signed webhooks', (backend) => {
   let h: Harness;
@@ -107,7 +108,7 @@ describeOnEveryBackend('signed webhooks', (backend) => {
     receiver.answer = (r) => (r.path === '/gone' ? 410 : 200);
     const first = await h.call('POST', '/v1/requests', { key: acct.test, idem: newIdem(), body: { emails: ['deliverable@example.com'] } });
     await receiver.waitFor((r) => r.payload.data.requestId === first.body.request.id);
-    const disabled = await waitUntil(async () => {
+    const disabled = await until('the endpoint is disabled', async () => {
       const e = await h.backend.webhooks.getEndpoint(acct.accountId, endpoint.id);
       return e?.disabledAt ? e : null;
     });
@@ -126,7 +127,7 @@ describeOnEveryBackend('signed webhooks', (backend) => {
     const { endpoint, secret } = await endpointFor(acct.accountId, '/again', ['batch.completed']);
     const created = await h.call('POST', '/v1/requests', { key: acct.test, idem: newIdem(), body: { emails: ['deliverable@example.com'] } });
     const first = await receiver.waitFor((r) => r.payload.data.requestId === created.body.request.id);
-    const delivered = await waitUntil(async () => (await h.backend.webhooks.deliveries(acct.accountId, endpoint.id, 1)).find((d) => d.state === 'delivered') ?? null);
+    const delivered = await until('the delivery is delivered', async () => (await h.backend.webhooks.deliveries(acct.accountId, endpoint.id, 1)).find((d) => d.state === 'delivered') ?? null);
     const again = await h.backend.webhooks.resend({ accountId: acct.accountId, deliveryId: delivered.id, now: new Date() });
     assert.equal(again?.state, 'pending');
     await receiver.waitFor((r) => r !== first && r.id === first.id);
@@ -136,13 +137,3 @@ describeOnEveryBackend('signed webhooks', (backend) => {
     assert.equal(await h.backend.webhooks.resend({ accountId: other.accountId, deliveryId: delivered.id, now: new Date() }), null);
   });
 });
-
-async function waitUntil<T>(probe: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { describeOnEveryBackend } from '../api/backends.js';
-import { freshDatabase } from '../scale/fresh-database.js';
+import { describeOnEveryBackend } from '../backends.js';
+import { openDatabase } from '../backends.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
 import { defaultConfig } from '../../src/config.js';
@@ -19,13 +19,9 @@ describeOnEveryBackend('the webhooks role', (kind) => {
   let backend: Backend;
   let drop = async (): Promise<void> => undefined;
   before(async () => {
-    let url = 'sqlite::memory:';
-    if (kind === 'PostgreSQL') {
-      const fresh = await freshDatabase();
-      assert.ok(fresh.kind === 'ready');
-      url = fresh.db.url;
-      drop = fresh.db.drop;
-    }
+    const db = await openDatabase(kind);
+    const url = db.url;
+    drop = db.drop;
     backend = await openBackend(url, { config: defaultConfig({ databaseUrl: url }) });
   });
   after(async () => {

@@ -7,7 +7,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeOnEveryBackend } from './backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { allResultItems, newIdem, startHarness, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { changePolicy } from '../../src/service/policy/policies.js';

@@ -6,7 +6,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeOnEveryBackend } from '../api/backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { generateApiKey } from '../../src/service/keys.js';

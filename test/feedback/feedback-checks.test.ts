@@ -9,7 +9,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeOnEveryBackend } from '../api/backends.js';
+import { describeOnEveryBackend } from '../backends.js';
 import { newIdem, startHarness, waitFinal, allResultItems } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import type { FeedbackEvent } from '../../src/feedback/events.js';

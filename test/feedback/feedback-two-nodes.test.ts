@@ -6,12 +6,12 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { API_BACKENDS } from '../api/backends.js';
+import { BACKENDS } from '../backends.js';
 import { allResultItems, newIdem, startHarness, waitFinal } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { createSourceToken } from '../../src/service/feedback/source-tokens.js';
 
-const skip = API_BACKENDS.find((b) => b.name === 'PostgreSQL')?.skip ?? 'no PostgreSQL entry';
+const skip = BACKENDS.find((b) => b.name === 'PostgreSQL')?.skip ?? 'no PostgreSQL entry';
 let one: Harness;
 let two: Harness;
 

@@ -27,6 +27,8 @@ export function pendingEnvelope(): PresendEnvelope {
 /**
  * Still greylisted after the last recheck: the batch must end, so the address becomes a
  * TRANSIENT non-verdict (recheck later, no affinity needed any more), released, not billed.
+ * A `suppress` already decided (a complaint in the account's feedback, docs/feedback.md) stays:
+ * the server's greylisting says nothing about whether the recipient wants the mail.
  */
 export function greylistExhausted(result: StoredResult, now: Date, recheckDelayMs: number): StoredResult {
   return {
@@ -36,7 +38,7 @@ export function greylistExhausted(result: StoredResult, now: Date, recheckDelayM
       status: 'completed',
       outcome: 'non_verdict',
       verdict: 'TRANSIENT',
-      decision: 'recheck_later',
+      decision: result.envelope.decision === 'suppress' ? 'suppress' : 'recheck_later',
       confidence: null,
       evidence_class: null,
       retry: {

@@ -14,7 +14,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { postfixUnavailable } from '../realmta/postfix-bed.js';
+import { POSTFIX_SERVICES, postfixUnavailable } from '../realmta/postfix-bed.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
 import { importFeedback, piecesOf } from '../../src/service/feedback/feedback-import.js';
@@ -25,29 +25,8 @@ const unavailable = postfixUnavailable();
 // CI (.ci/run) installs Postfix and sets PRESEND_REQUIRE_REAL_MTA: there a missing Postfix is a failure, not a skip.
 if (unavailable && process.env.PRESEND_REQUIRE_REAL_MTA === '1') throw new Error(`the real-MTA tests must run here, but ${unavailable}`);
 
-const MASTER_CF = [
-  'pickup    unix  n - n 60 1 pickup',
-  'cleanup   unix  n - n - 0 cleanup',
-  'qmgr      unix  n - n 300 1 qmgr',
-  'rewrite   unix  - - n - - trivial-rewrite',
-  'bounce    unix  - - n - 0 bounce',
-  'defer     unix  - - n - 0 bounce',
-  'trace     unix  - - n - 0 bounce',
-  'verify    unix  - - n - 1 verify',
-  'flush     unix  n - n 1000? 0 flush',
-  'proxymap  unix  - - n - - proxymap',
-  'showq     unix  n - n - - showq',
-  'error     unix  - - n - - error',
-  'retry     unix  - - n - - error',
-  'discard   unix  - - n - - discard',
-  'smtp      unix  - - n - - smtp',
-  'relay     unix  - - n - - smtp',
-  'virtual   unix  - n n - - virtual',
-  'anvil     unix  - - n - 1 anvil',
-  'scache    unix  - - n - 1 scache',
-  'postlog   unix-dgram n - n - 1 postlogd',
-  '',
-].join('\n');
+// The bed's services plus virtual(8), which delivers the DSNs Postfix makes into a Maildir.
+const MASTER_CF = [...POSTFIX_SERVICES, 'virtual   unix  - n n - - virtual', ''].join('\n');
 
 let dir = '';
 let conf = '';

@@ -68,31 +68,35 @@ function makeQueue(queue: string, data: string): void {
   make(join(queue, 'public'), 0o710, uid, postdrop);
 }
 
+/**
+ * master.cf's services besides the listener: only what a receiving MX needs; no chroot (the queue
+ * is a temp dir). Exported so another private Postfix (test/feedback/postfix-dsn.test.ts, which
+ * adds local delivery) starts from the same list.
+ */
+export const POSTFIX_SERVICES: readonly string[] = [
+  'pickup    unix  n - n 60 1 pickup',
+  'cleanup   unix  n - n - 0 cleanup',
+  'qmgr      unix  n - n 300 1 qmgr',
+  'rewrite   unix  - - n - - trivial-rewrite',
+  'bounce    unix  - - n - 0 bounce',
+  'defer     unix  - - n - 0 bounce',
+  'trace     unix  - - n - 0 bounce',
+  'verify    unix  - - n - 1 verify',
+  'flush     unix  n - n 1000? 0 flush',
+  'proxymap  unix  - - n - - proxymap',
+  'showq     unix  n - n - - showq',
+  'error     unix  - - n - - error',
+  'retry     unix  - - n - - error',
+  'discard   unix  - - n - - discard',
+  'smtp      unix  - - n - - smtp',
+  'relay     unix  - - n - - smtp',
+  'anvil     unix  - - n - 1 anvil',
+  'scache    unix  - - n - 1 scache',
+  'postlog   unix-dgram n - n - 1 postlogd',
+];
+
 const MASTER_CF = (ip: string, port: number, smtpd: string[]): string =>
-  [
-    // Only what a receiving MX needs; no chroot (the queue is a temp dir).
-    `${ip}:${port} inet n - n - - smtpd${smtpd.map((o) => ` -o ${o}`).join('')}`,
-    'pickup    unix  n - n 60 1 pickup',
-    'cleanup   unix  n - n - 0 cleanup',
-    'qmgr      unix  n - n 300 1 qmgr',
-    'rewrite   unix  - - n - - trivial-rewrite',
-    'bounce    unix  - - n - 0 bounce',
-    'defer     unix  - - n - 0 bounce',
-    'trace     unix  - - n - 0 bounce',
-    'verify    unix  - - n - 1 verify',
-    'flush     unix  n - n 1000? 0 flush',
-    'proxymap  unix  - - n - - proxymap',
-    'showq     unix  n - n - - showq',
-    'error     unix  - - n - - error',
-    'retry     unix  - - n - - error',
-    'discard   unix  - - n - - discard',
-    'smtp      unix  - - n - - smtp',
-    'relay     unix  - - n - - smtp',
-    'anvil     unix  - - n - 1 anvil',
-    'scache    unix  - - n - 1 scache',
-    'postlog   unix-dgram n - n - 1 postlogd',
-    '',
-  ].join('\n');
+  [`${ip}:${port} inet n - n - - smtpd${smtpd.map((o) => ` -o ${o}`).join('')}`, ...POSTFIX_SERVICES, ''].join('\n');
 
 export async function startPostfix(options: PostfixOptions): Promise<PostfixBed> {
   const dir = mkdtempSync(join(tmpdir(), 'presend-postfix-'));

@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedKey } from '../store/store.js';
 import type { Backend } from '../store/backend.js';
-import { hashApiKey, keyShape } from '../service/keys.js';
+import { hashApiKey, keyShape } from '../service/keys/key-format.js';
 import { ApiError } from './errors.js';
 
 declare module 'fastify' {

@@ -4,7 +4,7 @@
  * checks each against the schema it illustrates, so an example cannot drift from the contract.
  */
 import type { RouteName } from './errors.js';
-import { pendingEnvelope } from '../service/envelopes.js';
+import { pendingEnvelope } from '../service/checks/envelopes.js';
 
 export interface Example {
   summary: string;

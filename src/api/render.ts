@@ -1,7 +1,7 @@
 /** Turning service results into the wire shapes of docs/interface-spec.md §2. */
 import type { BatchRequestView, ResultRow, VerificationRecord } from '../store/store.js';
-import { pendingEnvelope } from '../service/envelopes.js';
-import { flagsOf } from '../service/results-service.js';
+import { pendingEnvelope } from '../service/checks/envelopes.js';
+import { flagsOf } from '../service/batches/results-service.js';
 
 export function renderCompletedVerify(record: VerificationRecord, requestId: string) {
   const result = record.result;

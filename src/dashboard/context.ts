@@ -2,11 +2,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Backend } from '../store/backend.js';
 import type { OwnerSession } from '../store/owner-records.js';
-import type { OwnerAuth } from '../service/owner-sign-in.js';
-import type { VerifyService } from '../service/verify-service.js';
-import type { BatchService } from '../service/batch-service.js';
-import type { ResultsService } from '../service/results-service.js';
-import type { ListUploads } from '../service/list-uploads.js';
+import type { OwnerAuth } from '../service/owners/owner-sign-in.js';
+import type { VerifyService } from '../service/checks/verify-service.js';
+import type { BatchService } from '../service/batches/batch-service.js';
+import type { ResultsService } from '../service/batches/results-service.js';
+import type { ListUploads } from '../service/lists/list-uploads.js';
 import type { PrivateMxAllowance } from '../core/dns/address-safety.js';
 import { formToken } from './csrf.js';
 import { takeFlash } from './flash.js';

@@ -13,7 +13,7 @@ export class EmbeddedWakeUps implements WakeUps {
     return this.wakeups.wait(signal, maxWaitMs);
   }
 
-  /** The worker that saw the greylisting wakes itself when the recheck is due (src/service/batch-runner.ts). */
+  /** The worker that saw the greylisting wakes itself when the recheck is due (src/service/batches/batch-runner.ts). */
   async scheduleRecheck(): Promise<void> {}
 
   async close(): Promise<void> {

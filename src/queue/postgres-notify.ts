@@ -5,7 +5,7 @@
  * with FOR UPDATE SKIP LOCKED, so a notification lost while a listener reconnects costs that
  * worker one poll interval (config.workerPollMs), never an item. A greylisting recheck needs no
  * message: the worker that saw the greylisting wakes itself when it is due
- * (src/service/batch-runner.ts), and any other worker of its affinity finds it at its next poll.
+ * (src/service/batches/batch-runner.ts), and any other worker of its affinity finds it at its next poll.
  * (docs/architecture.md, "The queue": why not pg-boss.)
  */
 import pg from 'pg';

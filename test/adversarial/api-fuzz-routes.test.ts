@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { generateApiKey } from '../../src/service/keys.js';
+import { generateApiKey } from '../../src/service/keys/key-format.js';
 import { assertSpecAnswer, rawRequest, rawSocket, routeOf } from './raw-http.js';
 import type { RawHeaders } from './raw-http.js';
 

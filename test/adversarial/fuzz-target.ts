@@ -7,7 +7,7 @@
 import { freePort, startLiveService } from '../client/live-service.js';
 import type { LiveService } from '../client/live-service.js';
 import { openBackend } from '../../src/store/open-backend.js';
-import { generateApiKey } from '../../src/service/keys.js';
+import { generateApiKey } from '../../src/service/keys/key-format.js';
 
 export interface FuzzTarget {
   service: LiveService;

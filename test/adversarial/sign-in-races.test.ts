@@ -5,13 +5,13 @@
  * from one address were all hashed (limit 30 per address) while a real owner's sign-in waited
  * 49 s behind them; failed-attempt rows were never purged; one set-password link sent many
  * times queued as many hashes. Attempts are fired at once here, at
- * the service the sign-in page calls (src/service/owner-sign-in.ts), with the real scrypt cost.
+ * the service the sign-in page calls (src/service/owners/owner-sign-in.ts), with the real scrypt cost.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OwnerAuth } from '../../src/service/owner-sign-in.js';
-import type { SignInOutcome } from '../../src/service/owner-sign-in.js';
-import { createOwner } from '../../src/service/owners.js';
+import { OwnerAuth } from '../../src/service/owners/owner-sign-in.js';
+import type { SignInOutcome } from '../../src/service/owners/owner-sign-in.js';
+import { createOwner } from '../../src/service/owners/owners.js';
 import type { Backend } from '../../src/store/backend.js';
 import { BACKENDS, openStore } from '../backends.js';
 

@@ -6,7 +6,7 @@
 import type { PresendConfig } from '../../src/config.js';
 import { createSandboxEngine } from '../../src/core/index.js';
 import type { Engine } from '../../src/core/index.js';
-import type { Engines } from '../../src/service/engines.js';
+import type { Engines } from '../../src/service/engines/engines.js';
 
 export const TEST_SLOW_DELAY_MS = 1500;
 

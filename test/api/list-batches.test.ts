@@ -12,7 +12,7 @@ import { describeOnEveryBackend } from '../backends.js';
 import { allResultItems, startHarness, newIdem, waitFinal } from './harness.js';
 import type { Harness } from './harness.js';
 import { isError } from './schema-check.js';
-import { idempotencyClaim } from '../../src/service/idempotency.js';
+import { idempotencyClaim } from '../../src/service/checks/idempotency.js';
 import { listBatchHoldsEveryAddressOnce } from './list-batch-check.js';
 
 /** Several fill chunks (2,000 entries each), so duplicates across chunks are met; the 100,000-address run that bounds the event loop is test/load/list-batch-blocking.load.ts. */

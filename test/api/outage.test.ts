@@ -18,7 +18,7 @@ import { REPO_ROOT, freePort } from '../client/live-service.js';
 import { CLI_NODE_ARGS } from '../cli-entry.js';
 import { freshDatabase } from '../backends.js';
 import { openBackend } from '../../src/store/open-backend.js';
-import { generateApiKey } from '../../src/service/keys.js';
+import { generateApiKey } from '../../src/service/keys/key-format.js';
 import { BACKENDS } from '../backends.js';
 import { assertMatches } from './schema-check.js';
 import { ErrorBody } from '../../src/api/schemas.js';

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBackend } from '../../src/store/open-backend.js';
-import { KeyUsageRecorder } from '../../src/service/key-usage.js';
-import { createOwnerKey } from '../../src/service/managed-keys.js';
-import { hashApiKey } from '../../src/service/keys.js';
+import { KeyUsageRecorder } from '../../src/service/keys/key-usage.js';
+import { createOwnerKey } from '../../src/service/keys/managed-keys.js';
+import { hashApiKey } from '../../src/service/keys/key-format.js';
 
 test('a key found by authentication is noted as used, at most once a minute, and written on flush', async () => {
   const backend = await openBackend('sqlite::memory:');

@@ -16,7 +16,7 @@ import { assertAccessible, noBrowser, openBrowser, screenshot } from './browser.
 import type { OwnerBrowser } from './browser.js';
 import { newOwner, setPasswordAndSignIn } from './owners.js';
 import type { TestOwner } from './owners.js';
-import { createOwnerKey } from '../../src/service/managed-keys.js';
+import { createOwnerKey } from '../../src/service/keys/managed-keys.js';
 import { createXlsxWriter, openTable } from '../../src/files/index.js';
 
 let h: Harness;

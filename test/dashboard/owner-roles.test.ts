@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Backend } from '../../src/store/backend.js';
-import { generateApiKey, hashApiKey } from '../../src/service/keys.js';
+import { generateApiKey, hashApiKey } from '../../src/service/keys/key-format.js';
 import { BACKENDS, openStore } from '../backends.js';
 import { MAX_IMPORT_ATTEMPTS } from '../../src/store/roles/list-files.js';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { Backend } from '../../src/store/backend.js';
-import { createOwner } from '../../src/service/owners.js';
+import { createOwner } from '../../src/service/owners/owners.js';
 
 let n = 0;
 

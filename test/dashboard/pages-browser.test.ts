@@ -13,7 +13,7 @@ import { assertAccessible, chooseOption, noBrowser, openBrowser, screenshot } fr
 import type { OwnerBrowser } from './browser.js';
 import { newOwner, setPasswordAndSignIn, signIn } from './owners.js';
 import type { TestOwner } from './owners.js';
-import { createOwnerKey } from '../../src/service/managed-keys.js';
+import { createOwnerKey } from '../../src/service/keys/managed-keys.js';
 
 let h: Harness;
 let browser: OwnerBrowser;

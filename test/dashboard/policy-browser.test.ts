@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describeOnEveryBackend } from '../backends.js';
 import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { generateApiKey } from '../../src/service/keys.js';
+import { generateApiKey } from '../../src/service/keys/key-format.js';
 import { assertAccessible, chooseOption, noBrowser, openBrowser, screenshot } from './browser.js';
 import type { OwnerBrowser } from './browser.js';
 import { newOwner, setPasswordAndSignIn } from './owners.js';

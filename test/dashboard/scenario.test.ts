@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { startHarness, waitFinal } from '../api/harness.js';
-import { createOwnerKey } from '../../src/service/managed-keys.js';
+import { createOwnerKey } from '../../src/service/keys/managed-keys.js';
 import type { Harness } from '../api/harness.js';
 import { assertAccessible, chooseOption, noBrowser, openBrowser, screenshot } from './browser.js';
 import type { OwnerBrowser } from './browser.js';

@@ -9,7 +9,7 @@ import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { newOwner } from './owners.js';
 import type { TestOwner } from './owners.js';
-import { OwnerAuth } from '../../src/service/owner-sign-in.js';
+import { OwnerAuth } from '../../src/service/owners/owner-sign-in.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describeOnEveryBackend } from '../backends.js';
 import { newIdem, startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { generateApiKey } from '../../src/service/keys.js';
+import { generateApiKey } from '../../src/service/keys/key-format.js';
 import { assertAccessible, noBrowser, openBrowser } from './browser.js';
 import type { OwnerBrowser } from './browser.js';
 import { newOwner, setPasswordAndSignIn } from './owners.js';

@@ -12,7 +12,7 @@ import { createEngine } from '../../src/core/index.js';
 import type { Engine, EngineResult } from '../../src/core/index.js';
 import { startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
 import { A, B, LISTING_DOMAINS, LISTING_MX, MICROSOFT_DOMAINS, MICROSOFT_MX, OTHER_DOMAINS, OTHER_MX, ROUTES, addressesAt, poolWorld } from './pool-world.js';
-import { Metrics } from '../../src/service/metrics.js';
+import { Metrics } from '../../src/service/operations/metrics.js';
 
 async function verifyAll(engine: Engine, addresses: readonly string[]): Promise<Map<string, EngineResult>> {
   const results = new Map<string, EngineResult>();

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { defaultWorld, startMailWorld } from '../../src/mailworld/index.js';
 import type { MailWorld } from '../../src/mailworld/index.js';
 import { loadConfig } from '../../src/config.js';
-import { loadEngines } from '../../src/service/load-engines.js';
+import { loadEngines } from '../../src/service/engines/load-engines.js';
 import { allResultItems, newIdem, startHarness, waitFinal } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 

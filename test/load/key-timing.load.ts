@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { startHarness } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { describeOnEveryBackend } from '../backends.js';
-import { generateApiKey } from '../../src/service/keys.js';
+import { generateApiKey } from '../../src/service/keys/key-format.js';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 

@@ -10,7 +10,7 @@ import { benchWorld, startMailWorld } from '../../src/mailworld/index.js';
 import type { MailWorld } from '../../src/mailworld/index.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
-import { generateApiKey } from '../../src/service/keys.js';
+import { generateApiKey } from '../../src/service/keys/key-format.js';
 import { freshDatabase } from '../backends.js';
 import { startApiNode, startWorker } from './presend-process.js';
 import type { PresendProcess } from './presend-process.js';

@@ -12,7 +12,7 @@ import { startApiNode, startWorker } from './presend-process.js';
 import type { PresendProcess } from './presend-process.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
-import { generateApiKey } from '../../src/service/keys.js';
+import { generateApiKey } from '../../src/service/keys/key-format.js';
 import { addEndpoint } from '../../src/service/webhooks/endpoints.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import type { Receiver } from '../webhooks/receiver.js';

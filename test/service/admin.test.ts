@@ -7,8 +7,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
-import { createAccount, createKey, grantCredits, importList, keysToRevoke, listKeys, revokeKeys, setRateLimit } from '../../src/service/admin.js';
-import type { AdminOutcome, AdminRefusalReason } from '../../src/service/admin.js';
+import { createAccount, createKey, grantCredits, importList, keysToRevoke, listKeys, revokeKeys, setRateLimit } from '../../src/service/operations/admin.js';
+import type { AdminOutcome, AdminRefusalReason } from '../../src/service/operations/admin.js';
 import { exitCodeForRefusal } from '../../src/cli/output/admin-command.js';
 import { EXIT } from '../../src/cli/output/exit-codes.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createSandboxEngine } from '../../src/core/index.js';
 import { createLogger } from '../../src/logger.js';
-import { BatchRunner } from '../../src/service/batch-runner.js';
+import { BatchRunner } from '../../src/service/batches/batch-runner.js';
 import { openBackend } from '../../src/store/open-backend.js';
 import { until } from '../until.js';
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startMailWorld } from '../../src/mailworld/index.js';
 import type { MailWorld, WorldSpec } from '../../src/mailworld/index.js';
 import { openBackend } from '../../src/store/open-backend.js';
-import { generateApiKey } from '../../src/service/keys.js';
+import { generateApiKey } from '../../src/service/keys/key-format.js';
 import { exited, startServe } from './processes.js';
 import { until } from '../until.js';
 

@@ -8,7 +8,7 @@ import { PRESEND_DECISIONS, PUBLIC_VERDICTS } from '../../src/core/types.js';
 import { createSandboxEngine } from '../../src/core/index.js';
 import { allowedDecisions, changeRules, defaultDecision, parseDecisionArguments } from '../../src/service/policy/decision-policy.js';
 import { applyPolicy } from '../../src/service/policy/apply-policy.js';
-import { failedResult } from '../../src/service/envelopes.js';
+import { failedResult } from '../../src/service/checks/envelopes.js';
 import { toStoredResult } from '../../src/store/store.js';
 import { DEFAULT_RULES } from '../../src/store/policy-records.js';
 

@@ -1,10 +1,10 @@
 /**
- * The bounded, fair queue in front of password hashes (src/service/fair-gate.ts): jobs start in
+ * The bounded, fair queue in front of password hashes (src/service/owners/fair-gate.ts): jobs start in
  * turns by key, and a key's or the gate's full queue refuses at once instead of growing.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FairGate } from '../../src/service/fair-gate.js';
+import { FairGate } from '../../src/service/owners/fair-gate.js';
 
 /** A job that records its start and ends when the test says. */
 function jobs() {

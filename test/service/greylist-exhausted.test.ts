@@ -1,5 +1,5 @@
 /**
- * The end of a greylisted address's rechecks in a batch (src/service/envelopes.ts greylistExhausted):
+ * The end of a greylisted address's rechecks in a batch (src/service/checks/envelopes.ts greylistExhausted):
  * it becomes a TRANSIENT non-verdict so the batch can finish, but a `suppress` the account's
  * own feedback decided (a complaint, docs/feedback.md) is not undone by the server's greylisting.
  */
@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSandboxEngine } from '../../src/core/index.js';
 import { applyFeedback, NO_FEEDBACK } from '../../src/core/feedback-verdict.js';
-import { greylistExhausted } from '../../src/service/envelopes.js';
+import { greylistExhausted } from '../../src/service/checks/envelopes.js';
 import { toStoredResult } from '../../src/store/store.js';
 
 const sandbox = createSandboxEngine();

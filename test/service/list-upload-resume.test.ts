@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend, ListsRole } from '../../src/store/backend.js';
-import { ListUploads } from '../../src/service/list-uploads.js';
+import { ListUploads } from '../../src/service/lists/list-uploads.js';
 import { createLogger } from '../../src/logger.js';
 import { describeOnEveryBackend, openDatabase } from '../backends.js';
 import { startHarness } from '../api/harness.js';

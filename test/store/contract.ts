@@ -10,7 +10,7 @@ import { toStoredResult } from '../../src/store/store.js';
 import type { CreateBatchInput, StoredResult } from '../../src/store/store.js';
 import type { Backend } from '../../src/store/backend.js';
 import { countersFrom } from '../../src/store/billing-rules.js';
-import { failedResult } from '../../src/service/envelopes.js';
+import { failedResult } from '../../src/service/checks/envelopes.js';
 import type { ItemGroup } from '../../src/store/billing-rules.js';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');

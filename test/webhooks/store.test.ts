@@ -12,7 +12,7 @@ import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend } from '../../src/store/backend.js';
 import { defaultConfig } from '../../src/config.js';
 import { createSandboxEngine } from '../../src/core/index.js';
-import { idempotencyClaim } from '../../src/service/idempotency.js';
+import { idempotencyClaim } from '../../src/service/checks/idempotency.js';
 import { toStoredResult } from '../../src/store/store.js';
 
 describeOnEveryBackend('the webhooks role', (kind) => {

@@ -1,7 +1,7 @@
 /** Operational routes, outside the versioned interface and without authentication. */
 import type { FastifyInstance } from 'fastify';
 import type { Backend } from '../../store/backend.js';
-import type { Metrics } from '../../service/metrics.js';
+import type { Metrics } from '../../service/operations/metrics.js';
 import { ApiError } from '../errors.js';
 import { renderDocsPage } from '../docs-page.js';
 

@@ -1,7 +1,7 @@
 /** POST /v1/requests, GET /v1/requests/{id}, GET /v1/requests/{id}/results (docs/interface-spec.md §4). */
 import type { FastifyInstance } from 'fastify';
-import type { BatchService } from '../../service/batch-service.js';
-import type { ResultsService } from '../../service/results-service.js';
+import type { BatchService } from '../../service/batches/batch-service.js';
+import type { ResultsService } from '../../service/batches/results-service.js';
 import { BatchInput, BatchRequest, IdempotencyHeaders, RequestIdParams, ResultsPage } from '../schemas.js';
 import { ApiError, refusalError } from '../errors.js';
 import { errorResponses, SECURITY } from '../responses.js';

@@ -1,6 +1,6 @@
 /** POST /v1/verify — single verification with a bounded synchronous wait (docs/interface-spec.md §4). */
 import type { FastifyInstance } from 'fastify';
-import type { VerifyService } from '../../service/verify-service.js';
+import type { VerifyService } from '../../service/checks/verify-service.js';
 import { IdempotencyHeaders, VerifyInput, VerifyResult } from '../schemas.js';
 import { ApiError, refusalError } from '../errors.js';
 import { errorResponses, SECURITY } from '../responses.js';

@@ -1,6 +1,6 @@
 /** `presend accounts create NAME [--credits N]` (docs/design.md §3). */
 import type { Command } from 'commander';
-import { createAccount, setRateLimit } from '../../service/admin.js';
+import { createAccount, setRateLimit } from '../../service/operations/admin.js';
 import { parseWholeNumber, runAdmin } from '../output/admin-command.js';
 import { UsageError } from '../output/exit-codes.js';
 

@@ -1,6 +1,6 @@
 /** `presend credits grant --account NAME N` (docs/design.md §3): credits never expire. */
 import type { Command } from 'commander';
-import { grantCredits } from '../../service/admin.js';
+import { grantCredits } from '../../service/operations/admin.js';
 import { parseWholeNumber, runAdmin } from '../output/admin-command.js';
 
 export function register(program: Command): void {

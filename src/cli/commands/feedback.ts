@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { parseAddress } from '../../core/syntax/address.js';
-import { account, refused } from '../../service/admin.js';
+import { account, refused } from '../../service/operations/admin.js';
 import { formatOf, importFeedback, piecesOf } from '../../service/feedback/feedback-import.js';
 import type { FeedbackFileFormat } from '../../service/feedback/feedback-import.js';
 import { createSourceToken, isWebhookSource, verifyKeyProblem, WEBHOOK_SOURCES } from '../../service/feedback/source-tokens.js';

@@ -1,7 +1,7 @@
 /** `presend keys create|list|revoke` (docs/design.md §3): a key is shown once; listings show display prefixes only. */
 import type { Command } from 'commander';
 import type { ApiKeyRecord } from '../../store/store.js';
-import { createKey, keysToRevoke, listKeys, revokeKeys } from '../../service/admin.js';
+import { createKey, keysToRevoke, listKeys, revokeKeys } from '../../service/operations/admin.js';
 import { runAdmin } from '../output/admin-command.js';
 import { confirm } from '../output/confirm.js';
 

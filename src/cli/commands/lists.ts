@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { AddressRows, listEntries, openTable, type InvalidRow } from '../../files/index.js';
-import { deleteList, importList, listLists, listToDelete } from '../../service/admin.js';
+import { deleteList, importList, listLists, listToDelete } from '../../service/operations/admin.js';
 import { runAdmin } from '../output/admin-command.js';
 import { confirm } from '../output/confirm.js';
 import { addTableOptions, tableOptions, type TableFlags } from '../file-batch/input.js';

@@ -3,13 +3,9 @@ import type { Command } from 'commander';
 import { firstOwnerHint } from '../output/first-owner-hint.js';
 import { ConfigError, loadCommandConfig } from '../../config.js';
 import type { PresendConfig } from '../../config.js';
-import { startServer } from '../../server.js';
-import type { RunningServer } from '../../server.js';
-import { loadEngines } from '../../service/load-engines.js';
-import type { Engines } from '../../service/engines.js';
+import { startServeProcess } from '../../processes/serve.js';
+import type { RunningServer } from '../../processes/serve.js';
 import { createLogger } from '../../logger.js';
-import { openBackend } from '../../store/open-backend.js';
-import { ProberHealthMonitor } from '../../service/prober-health/monitor.js';
 
 interface ServeFlags {
   host?: string;
@@ -38,23 +34,15 @@ export function register(program: Command): void {
       }
       const logger = createLogger(config.logLevel);
       let server: RunningServer;
-      let engines: Engines;
-      let proberHealth: ProberHealthMonitor | null = null;
       try {
-        const backend = await openBackend(config.databaseUrl, { config, longRunning: true, log: logger });
-        // The engine's session limiter and facts cache come from the backend: shared with every worker on PostgreSQL.
-        engines = loadEngines(config, backend.engineState);
-        // The prober's cheap health checks, logged now and listed by /readyz; only when live checks are on.
-        proberHealth = engines.liveChecksOff === undefined ? new ProberHealthMonitor(config, logger.child({ part: 'prober-health' })) : null;
-        proberHealth?.start();
-        server = await startServer({ config, backend, logger, engines, worker: flags.worker, ...(proberHealth ? { proberHealth } : {}) });
+        server = await startServeProcess(config, logger, { worker: flags.worker });
       } catch (err) {
         // e.g. the port is taken or the store cannot be opened: say so in one line.
         process.stderr.write(`presend serve: ${err instanceof Error ? err.message : String(err)}\n`);
         process.exit(1);
       }
       server.app.log.info({ url: server.url, worker: flags.worker, store: server.backend.kind }, 'presend serving');
-      const liveOff = engines.liveChecksOff;
+      const liveOff = server.liveChecksOff;
       if (liveOff !== undefined) {
         server.app.log.warn({ liveChecksOff: liveOff }, 'live checks are off: the engine has no probe identity');
         process.stderr.write(`\n*** ${liveOff} ***\n`);
@@ -65,7 +53,6 @@ export function register(program: Command): void {
       }
       const stop = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');
-        proberHealth?.stop();
         void server.close().then(
           () => process.exit(0),
           () => process.exit(1),

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { parseWholeNumber, runAdmin } from '../output/admin-command.js';
-import { createOwner, resetPasswordLink } from '../../service/owners.js';
+import { createOwner, resetPasswordLink } from '../../service/owners/owners.js';
 
 const DB = ['--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)'] as const;
 const BASE = ['--base-url <url>', 'where people reach this service (default PRESEND_BASE_URL or http://127.0.0.1:8080)'] as const;

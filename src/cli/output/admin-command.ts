@@ -10,7 +10,7 @@ import type { PresendConfig } from '../../config.js';
 import type { Backend } from '../../store/backend.js';
 import { openBackend } from '../../store/open-backend.js';
 import { createLogger } from '../../logger.js';
-import type { AdminRefusal, AdminRefusalReason } from '../../service/admin.js';
+import type { AdminRefusal, AdminRefusalReason } from '../../service/operations/admin.js';
 import { EXIT, UsageError, exitCodeFor } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 

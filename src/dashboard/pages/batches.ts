@@ -7,7 +7,7 @@ import { batchProgress } from '../batch-progress.js';
 import { batchRows } from './overview.js';
 import { uploadForm } from './lists.js';
 import { decisionText, verdictText } from '../explain.js';
-import type { BatchCost } from '../../service/batch-cost.js';
+import type { BatchCost } from '../../service/batches/batch-cost.js';
 import type { ListOverview, RequestSummary, VerdictCount } from '../../store/owner-records.js';
 import type { ApiKeyRecord, BatchRequestView, CreditBalance, Counters } from '../../store/store.js';
 

@@ -5,7 +5,7 @@ import { csrfField, when } from '../layout.js';
 import type { Flash, PageContext } from '../layout.js';
 import type { KeyEvent } from '../../store/owner-records.js';
 import type { ApiKeyRecord } from '../../store/store.js';
-import { MAX_LABEL_LENGTH } from '../../service/managed-keys.js';
+import { MAX_LABEL_LENGTH } from '../../service/keys/managed-keys.js';
 
 const modeName = (mode: string) => (mode === 'test' ? 'sandbox' : 'live');
 

@@ -2,7 +2,7 @@
 import { html } from 'ghtml';
 import { csrfField } from '../layout.js';
 import type { PageContext } from '../layout.js';
-import { MIN_PASSWORD_LENGTH } from '../../service/passwords.js';
+import { MIN_PASSWORD_LENGTH } from '../../service/owners/passwords.js';
 
 export function signInPage(ctx: PageContext, input: { email: string; next: string; error: string | null }): string {
   return html`

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { field, isId, notFound, ownerOf, pageContext, PageError, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
 import { batchesPage, batchPage, confirmBatchPage } from '../pages/batches.js';
-import { listBatchCost } from '../../service/batch-cost.js';
+import { listBatchCost } from '../../service/batches/batch-cost.js';
 import { resultsFile } from '../results-file.js';
 import { parseRowSets } from '../../files/index.js';
 

@@ -4,7 +4,7 @@ import { field, isId, notFound, ownerOf, pageContext, sendPage } from '../contex
 import type { DashboardDeps } from '../context.js';
 import { setFlash } from '../flash.js';
 import { keysPage, revokeKeyPage } from '../pages/keys.js';
-import { cleanLabel, createOwnerKey, revokeOwnerKey } from '../../service/managed-keys.js';
+import { cleanLabel, createOwnerKey, revokeOwnerKey } from '../../service/keys/managed-keys.js';
 
 const AUDIT_SHOWN = 50;
 

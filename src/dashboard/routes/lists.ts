@@ -3,7 +3,7 @@
  * lists, one list with its import state and bad rows, picking the address column, and delete.
  */
 import type { FastifyInstance } from 'fastify';
-import { listBatchCost } from '../../service/batch-cost.js';
+import { listBatchCost } from '../../service/batches/batch-cost.js';
 import { field, isId, notFound, ownerOf, pageContext, PageError, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
 import { setFlash } from '../flash.js';

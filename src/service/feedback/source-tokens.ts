@@ -1,12 +1,12 @@
 /**
  * The inbound feedback tokens (docs/feedback.md): `/feedback/{source}/{token}` names the account
  * and the source a provider posts for. A token is `fb_` + 40 random base62 characters (the API
- * key's alphabet and length, src/service/keys.ts), shown once; the store keeps its SHA-256 and a
+ * key's alphabet and length, src/service/keys/key-format.ts), shown once; the store keeps its SHA-256 and a
  * short display prefix, and a delivery is matched by hashing the token it carries.
  */
 import { createPublicKey, randomInt } from 'node:crypto';
 import type { FeedbackRole } from '../../store/backend.js';
-import { hashApiKey } from '../keys.js';
+import { hashApiKey } from '../keys/key-format.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TOKEN_SHAPE = /^fb_[0-9A-Za-z]{40}$/;

@@ -2,14 +2,14 @@
  * Managing an account's webhook endpoints, for the dashboard and `presend webhooks`: checks the
  * URL and the event list, makes the signing secret (shown once, on creation and on rotation) and
  * keeps the secret before a rotation signing beside the new one for a grace period. Refusals are
- * data, as the other admin operations' (src/service/admin.ts).
+ * data, as the other admin operations' (src/service/operations/admin.ts).
  */
 import type { PrivateMxAllowance } from '../../core/dns/address-safety.js';
 import type { WebhooksRole } from '../../store/backend.js';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from '../../store/webhook-records.js';
 import type { WebhookEndpoint, WebhookEventType } from '../../store/webhook-records.js';
-import { refused } from '../admin.js';
-import type { AdminOutcome } from '../admin.js';
+import { refused } from '../operations/admin.js';
+import type { AdminOutcome } from '../operations/admin.js';
 import { literalAddressRefusal } from './safe-post.js';
 import { generateWebhookSecret } from './signing.js';
 

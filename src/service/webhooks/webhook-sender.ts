@@ -13,7 +13,7 @@ import type { WebhooksRole } from '../../store/backend.js';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../store/webhook-records.js';
 import type { PrivateMxAllowance } from '../../core/dns/address-safety.js';
 import type { Logger } from '../../logger.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../operations/metrics.js';
 import { nextAttemptAt, retryAfterMs } from './retry-schedule.js';
 import { postWebhook } from './safe-post.js';
 import type { ResolveHost } from './safe-post.js';

@@ -1,7 +1,7 @@
 /**
  * Role: list batches (their fill). A batch over a stored list is created at once by the batches
  * role with its count and no items (so `POST /v1/requests` never copies a million rows while the
- * API waits); a filler (src/service/list-batch-fill.ts) then copies the list into items chunk by
+ * API waits); a filler (src/service/lists/list-batch-fill.ts) then copies the list into items chunk by
  * chunk, each chunk one short transaction here. Items are claimable as soon as their chunk is
  * committed; the request is finalized only once the fill is done (finalize.ts).
  *

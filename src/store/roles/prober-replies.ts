@@ -24,7 +24,7 @@ export function proberRepliesRole(db: Db): ProberRepliesRole {
         [false, since, limit],
       );
       const checks = await db.all<{ result_json: string }>(
-        // Billable is what tells a live key's check from a sandbox one (src/service/verify-service.ts).
+        // Billable is what tells a live key's check from a sandbox one (src/service/checks/verify-service.ts).
         `SELECT result_json FROM verifications
           WHERE billable = ? AND state = 'completed' AND finished_at >= ? AND result_json IS NOT NULL
           ORDER BY finished_at DESC LIMIT ?`,

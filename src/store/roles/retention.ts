@@ -97,7 +97,7 @@ async function purgeFailedLists(db: Db, now: Date, retentionDays: number, chunk:
 }
 
 /**
- * Failed sign-ins are counted over a window of minutes (src/service/owner-sign-in.ts); a day
+ * Failed sign-ins are counted over a window of minutes (src/service/owners/owner-sign-in.ts); a day
  * later they count for nothing, and were kept for ever before (issue 21). Scope rows (the locks
  * of login-throttle.ts) with no failure left go with them; one is made again on the next attempt.
  */

@@ -12,14 +12,14 @@
  * (`resumeLapsedImports`), skipping the entries already in the list: the file is read the same
  * way every time, so they are its first entries.
  */
-import type { ListFilesRole, ListsRole } from '../store/backend.js';
-import type { Logger } from '../logger.js';
-import type { BadRow, ColumnChoice } from '../store/owner-records.js';
-import type { ListRecord } from '../store/store.js';
-import { ImportTakenOver } from '../store/roles/lists.js';
-import { AddressRows, listEntries, openTable, TableError } from '../files/index.js';
-import type { OpenedTable, RowProblem, TableLayout, TableLimits, TableRow } from '../files/index.js';
-import { looksLikeAddress, namesAddressColumn } from '../files/layout.js';
+import type { ListFilesRole, ListsRole } from '../../store/backend.js';
+import type { Logger } from '../../logger.js';
+import type { BadRow, ColumnChoice } from '../../store/owner-records.js';
+import type { ListRecord } from '../../store/store.js';
+import { ImportTakenOver } from '../../store/roles/lists.js';
+import { AddressRows, listEntries, openTable, TableError } from '../../files/index.js';
+import type { OpenedTable, RowProblem, TableLayout, TableLimits, TableRow } from '../../files/index.js';
+import { looksLikeAddress, namesAddressColumn } from '../../files/layout.js';
 
 /** Bytes per stored chunk of an uploaded file. */
 const FILE_CHUNK = 256 * 1024;

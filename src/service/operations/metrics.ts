@@ -5,15 +5,15 @@
  * process metrics (CPU, memory, event-loop lag, handles) under the `presend_` prefix.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { SmtpSessionStats } from './session-stats.js';
-import type { EgressStats } from '../core/egress/routed-dispatcher.js';
+import type { SmtpSessionStats } from '../engines/session-stats.js';
+import type { EgressStats } from '../../core/egress/routed-dispatcher.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export interface MetricsSources {
   /** Items not yet final, read when /metrics is scraped. */
   queueDepth?: () => Promise<number>;
-  /** Sessions of the live engine (src/service/session-stats.ts). */
+  /** Sessions of the live engine (src/service/engines/session-stats.ts). */
   smtpSessions?: SmtpSessionStats;
   /** The live engine's egress pool (several PRESEND_EGRESS routes); null or absent with one route. */
   egress?: () => EgressStats | null;

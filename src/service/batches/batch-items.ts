@@ -3,11 +3,11 @@
  * duplicates dropped (first one wins), and an invalid address kept as an item final at once
  * (`rejected`), not refused — used on one chunk of a list at a time by the list batch fill.
  */
-import { parseAddress } from '../core/syntax/address.js';
-import type { SyntaxError } from '../core/syntax/address.js';
-import { syntaxRejection } from '../core/syntax-rejection.js';
-import { toStoredResult } from '../store/store.js';
-import type { NewBatchItem } from '../store/store.js';
+import { parseAddress } from '../../core/syntax/address.js';
+import type { SyntaxError } from '../../core/syntax/address.js';
+import { syntaxRejection } from '../../core/syntax-rejection.js';
+import { toStoredResult } from '../../store/store.js';
+import type { NewBatchItem } from '../../store/store.js';
 
 export function batchItemsFrom(entries: readonly string[], now: Date): NewBatchItem[] {
   return dedupe(

@@ -3,8 +3,8 @@
  * envelope of a 202 (docs/interface-spec.md §3) and the final form of an address still greylisted after
  * the last recheck. (A syntax-invalid list entry gets the engine's own `syntaxRejection`.)
  */
-import type { PresendEnvelope } from '../core/types.js';
-import type { StoredResult } from '../store/store.js';
+import type { PresendEnvelope } from '../../core/types.js';
+import type { StoredResult } from '../../store/store.js';
 
 /** docs/interface-spec.md §3: a 202 carries status running, outcome pending, nothing decided, nothing billed. */
 export function pendingEnvelope(): PresendEnvelope {

@@ -4,9 +4,9 @@
  * the background: a request never waits for it, and a busy key costs one write a minute, not
  * one per request.
  */
-import type { AccountsRole, KeyManagementRole } from '../store/backend.js';
-import type { Logger } from '../logger.js';
-import { silentLogger } from '../logger.js';
+import type { AccountsRole, KeyManagementRole } from '../../store/backend.js';
+import type { Logger } from '../../logger.js';
+import { silentLogger } from '../../logger.js';
 
 const RECORD_EVERY_MS = 60_000;
 const FLUSH_EVERY_MS = 5_000;

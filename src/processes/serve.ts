@@ -1,33 +1,37 @@
 /**
  * Wiring of `presend serve`: backend → services → HTTP app, plus the embedded batch runner, the
  * periodic retention purge and graceful shutdown (stop accepting, let in-flight checks finish
- * or hand their items back, close the backend).
+ * or hand their items back, close the backend). `startServeProcess` is what the command runs
+ * (it opens the backend and the engines from the config); `startServer` is the part tests
+ * drive with their own backend and engines. The worker's wiring is beside it (worker.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import type { PresendConfig } from './config.js';
-import { createLogger } from './logger.js';
-import type { Logger } from './logger.js';
-import type { Backend } from './store/backend.js';
-import { openBackend } from './store/open-backend.js';
-import { BatchRunner, batchRunnerOptions } from './service/batch-runner.js';
-import { ListBatchFiller, listBatchFillerOptions } from './service/list-batch-fill.js';
-import type { BatchRunnerOptions } from './service/batch-runner.js';
-import { VerifyService } from './service/verify-service.js';
-import { BatchService } from './service/batch-service.js';
-import { ResultsService } from './service/results-service.js';
-import { Metrics } from './service/metrics.js';
-import { closeEngines } from './service/engines.js';
-import type { Engines } from './service/engines.js';
-import { buildApp } from './api/app.js';
-import { dashboardPlugin } from './dashboard/plugin.js';
-import { OwnerAuth } from './service/owner-sign-in.js';
-import { KeyUsageRecorder } from './service/key-usage.js';
-import { ListUploads } from './service/list-uploads.js';
-import { WebhookSender } from './service/webhooks/webhook-sender.js';
-import { feedbackRoutes } from './api/feedback-routes.js';
-import { visitSubscribeUrl } from './service/feedback/inbound-feedback.js';
-import { fetchSnsCertificate } from './feedback/providers/sns.js';
-import type { CertificateFetch } from './feedback/providers/sns.js';
+import type { PresendConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import type { Backend } from '../store/backend.js';
+import { openBackend } from '../store/open-backend.js';
+import { BatchRunner, batchRunnerOptions } from '../service/batches/batch-runner.js';
+import { ListBatchFiller, listBatchFillerOptions } from '../service/lists/list-batch-fill.js';
+import type { BatchRunnerOptions } from '../service/batches/batch-runner.js';
+import { VerifyService } from '../service/checks/verify-service.js';
+import { BatchService } from '../service/batches/batch-service.js';
+import { ResultsService } from '../service/batches/results-service.js';
+import { Metrics } from '../service/operations/metrics.js';
+import { closeEngines } from '../service/engines/engines.js';
+import { loadEngines } from '../service/engines/load-engines.js';
+import { ProberHealthMonitor } from '../service/prober-health/monitor.js';
+import type { Engines } from '../service/engines/engines.js';
+import { buildApp } from '../api/app.js';
+import { dashboardPlugin } from '../dashboard/plugin.js';
+import { OwnerAuth } from '../service/owners/owner-sign-in.js';
+import { KeyUsageRecorder } from '../service/keys/key-usage.js';
+import { ListUploads } from '../service/lists/list-uploads.js';
+import { WebhookSender } from '../service/webhooks/webhook-sender.js';
+import { feedbackRoutes } from '../api/feedback-routes.js';
+import { visitSubscribeUrl } from '../service/feedback/inbound-feedback.js';
+import { fetchSnsCertificate } from '../feedback/providers/sns.js';
+import type { CertificateFetch } from '../feedback/providers/sns.js';
 
 export interface ServerOptions {
   config: PresendConfig;
@@ -60,6 +64,8 @@ export interface RunningServer {
   app: FastifyInstance;
   url: string;
   backend: Backend;
+  /** Why live checks are refused on this server (no probe identity), when they are (src/service/engines/engines.ts). */
+  liveChecksOff: string | undefined;
   worker: BatchRunner | null;
   webhooks: WebhookSender;
   metrics: Metrics;
@@ -223,6 +229,34 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     })();
     return closing;
   };
-  return { app, url: `http://${host}:${port}`, backend, worker, webhooks, metrics, stopAccepting, close };
+  return { app, url: `http://${host}:${port}`, backend, liveChecksOff: engines.liveChecksOff, worker, webhooks, metrics, stopAccepting, close };
 }
 
+
+/**
+ * `presend serve`: opens the backend and the engines from the config (the engine's session
+ * limiter and facts cache come from the backend, shared with every worker on PostgreSQL), starts
+ * the prober's cheap health checks when live checks are on (logged now, listed by /readyz), then
+ * the server. Closing the server stops them all.
+ */
+export async function startServeProcess(config: PresendConfig, logger: Logger, options: { worker: boolean }): Promise<RunningServer> {
+  const backend = await openBackend(config.databaseUrl, { config, longRunning: true, log: logger });
+  const engines = loadEngines(config, backend.engineState);
+  const proberHealth = engines.liveChecksOff === undefined ? new ProberHealthMonitor(config, logger.child({ part: 'prober-health' })) : null;
+  proberHealth?.start();
+  try {
+    const server = await startServer({ config, backend, logger, engines, worker: options.worker, ...(proberHealth ? { proberHealth } : {}) });
+    return {
+      ...server,
+      close: () => {
+        proberHealth?.stop();
+        return server.close();
+      },
+    };
+  } catch (err) {
+    proberHealth?.stop();
+    await closeEngines(engines);
+    await backend.close().catch(() => undefined);
+    throw err;
+  }
+}

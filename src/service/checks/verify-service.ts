@@ -6,25 +6,25 @@
  * renewed while it runs; a lapsed lease is taken over and the check run again by a serving
  * process (a replay of the 202 then finds the result).
  */
-import { parseAddress } from '../core/syntax/address.js';
-import { invalidAddressMessage } from '../core/syntax/problems.js';
-import type { AuthenticatedKey, StartVerificationOutcome, VerificationRecord } from '../store/store.js';
-import type { PoliciesRole, VerificationsRole } from '../store/backend.js';
-import { underAccountPolicy } from './policy/apply-policy.js';
-import { toStoredResult } from '../store/store.js';
-import type { Refusal } from './errors.js';
-import { engineFor, liveChecksRefusal } from './engines.js';
+import { parseAddress } from '../../core/syntax/address.js';
+import { invalidAddressMessage } from '../../core/syntax/problems.js';
+import type { AuthenticatedKey, StartVerificationOutcome, VerificationRecord } from '../../store/store.js';
+import type { PoliciesRole, VerificationsRole } from '../../store/backend.js';
+import { underAccountPolicy } from '../policy/apply-policy.js';
+import { toStoredResult } from '../../store/store.js';
+import type { Refusal } from '../errors.js';
+import { engineFor, liveChecksRefusal } from '../engines/engines.js';
 import { CheckAdmission, isSeat } from './check-admission.js';
 import type { AdmissionLimits, Seat } from './check-admission.js';
-import type { Engines } from './engines.js';
+import type { Engines } from '../engines/engines.js';
 import { idempotencyClaim } from './idempotency.js';
-import type { Metrics } from './metrics.js';
-import type { Engine } from '../core/ports.js';
-import type { EngineResult } from '../core/types.js';
-import type { Logger } from '../logger.js';
-import type { FeedbackRole } from '../store/backend.js';
-import { readFeedback } from './feedback/check-feedback.js';
-import type { FeedbackView } from './feedback/check-feedback.js';
+import type { Metrics } from '../operations/metrics.js';
+import type { Engine } from '../../core/ports.js';
+import type { EngineResult } from '../../core/types.js';
+import type { Logger } from '../../logger.js';
+import type { FeedbackRole } from '../../store/backend.js';
+import { readFeedback } from '../feedback/check-feedback.js';
+import type { FeedbackView } from '../feedback/check-feedback.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
 export const DEFAULT_VERIFY_TIMEOUT_MS = 15_000;

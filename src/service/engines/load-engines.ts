@@ -3,9 +3,9 @@
  * and the sandbox engine for `ps_test.` keys. config.sandboxSlowDelayMs shortens the sandbox's
  * `slow@` delay (tests and demos only).
  */
-import { missingProbeIdentity, type PresendConfig } from '../config.js';
-import { createEngine, createMemorySessionLimiter, createSandboxEngine, systemClock } from '../core/index.js';
-import type { EngineDeps } from '../core/index.js';
+import { missingProbeIdentity, type PresendConfig } from '../../config.js';
+import { createEngine, createMemorySessionLimiter, createSandboxEngine, systemClock } from '../../core/index.js';
+import type { EngineDeps } from '../../core/index.js';
 import { liveChecksOffMessage, type Engines } from './engines.js';
 import { countingLimiter } from './session-stats.js';
 import type { SmtpSessionStats } from './session-stats.js';

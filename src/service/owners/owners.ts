@@ -4,11 +4,11 @@
  * stored; the link is printed once, for the administrator to hand over.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { parseAddress } from '../core/syntax/address.js';
-import type { Backend } from '../store/backend.js';
-import type { OwnerUser, PasswordTokenPurpose } from '../store/owner-records.js';
-import { refused } from './admin.js';
-import type { AdminOutcome } from './admin.js';
+import { parseAddress } from '../../core/syntax/address.js';
+import type { Backend } from '../../store/backend.js';
+import type { OwnerUser, PasswordTokenPurpose } from '../../store/owner-records.js';
+import { refused } from '../operations/admin.js';
+import type { AdminOutcome } from '../operations/admin.js';
 
 /** How long a link stays usable: long enough to reach a new owner, short for a reset. */
 const LINK_LIFETIME_MS: Record<PasswordTokenPurpose, number> = { set: 72 * 3_600_000, reset: 3_600_000 };

@@ -13,19 +13,19 @@
  * are all lost stops probing.
  */
 import { randomUUID } from 'node:crypto';
-import type { ClaimedItem } from '../store/store.js';
-import { toStoredResult } from '../store/store.js';
-import type { Backend, BatchesRole, PoliciesRole, WorkQueueRole } from '../store/backend.js';
-import type { PresendConfig } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { EngineResult } from '../core/types.js';
-import { engineFor } from './engines.js';
-import type { Engines } from './engines.js';
-import type { Metrics } from './metrics.js';
-import { failedResult, greylistExhausted } from './envelopes.js';
-import { underAccountPolicy } from './policy/apply-policy.js';
-import type { FeedbackRole } from '../store/backend.js';
-import { readFeedback } from './feedback/check-feedback.js';
+import type { ClaimedItem } from '../../store/store.js';
+import { toStoredResult } from '../../store/store.js';
+import type { Backend, BatchesRole, PoliciesRole, WorkQueueRole } from '../../store/backend.js';
+import type { PresendConfig } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import type { EngineResult } from '../../core/types.js';
+import { engineFor } from '../engines/engines.js';
+import type { Engines } from '../engines/engines.js';
+import type { Metrics } from '../operations/metrics.js';
+import { failedResult, greylistExhausted } from '../checks/envelopes.js';
+import { underAccountPolicy } from '../policy/apply-policy.js';
+import type { FeedbackRole } from '../../store/backend.js';
+import { readFeedback } from '../feedback/check-feedback.js';
 
 export interface BatchRunnerOptions {
   work: WorkQueueRole;

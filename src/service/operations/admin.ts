@@ -5,11 +5,11 @@
  * process (its exit code, src/cli/output/admin-command.ts). What is thrown is a failure that is
  * no refusal: a store that cannot be reached, a bug.
  */
-import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord } from '../store/store.js';
-import type { Backend } from '../store/backend.js';
-import type { ListOverview } from '../store/owner-records.js';
-import { ListImportFailed, ListTooLarge } from '../store/roles/lists.js';
-import { displayPrefixOf, generateApiKey, keyShape } from './keys.js';
+import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord } from '../../store/store.js';
+import type { Backend } from '../../store/backend.js';
+import type { ListOverview } from '../../store/owner-records.js';
+import { ListImportFailed, ListTooLarge } from '../../store/roles/lists.js';
+import { displayPrefixOf, generateApiKey, keyShape } from '../keys/key-format.js';
 
 /**
  * Why an admin operation did not happen: `invalid_argument` (a value out of its range),

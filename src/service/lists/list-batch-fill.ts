@@ -9,10 +9,10 @@
  * every `pollMs` for a fill whose lease lapsed (its process died) and resumes it where it stopped.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Backend, ListBatchesRole, ListsRole, WorkQueueRole } from '../store/backend.js';
-import type { PresendConfig } from '../config.js';
-import type { Logger } from '../logger.js';
-import { batchItemsFrom } from './batch-items.js';
+import type { Backend, ListBatchesRole, ListsRole, WorkQueueRole } from '../../store/backend.js';
+import type { PresendConfig } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import { batchItemsFrom } from '../batches/batch-items.js';
 
 export interface ListBatchFillerOptions {
   listBatches: ListBatchesRole;

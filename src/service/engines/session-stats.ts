@@ -3,7 +3,7 @@
  * session holds one slot of the per-MX limiter (a port of the engine, src/core/ports.ts) for
  * its whole life, so wrapping the limiter sees each one start and end.
  */
-import type { SessionLimiter } from '../core/ports.js';
+import type { SessionLimiter } from '../../core/ports.js';
 
 export interface SmtpSessionStats {
   opened: number;

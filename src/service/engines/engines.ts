@@ -1,8 +1,8 @@
 /** Which engine serves a check: live keys probe the network, `ps_test.` keys use the sandbox (docs/design.md §3). */
-import type { Engine } from '../core/ports.js';
+import type { Engine } from '../../core/ports.js';
 import type { SmtpSessionStats } from './session-stats.js';
-import type { KeyMode } from '../store/store.js';
-import type { Refusal } from './errors.js';
+import type { KeyMode } from '../../store/store.js';
+import type { Refusal } from '../errors.js';
 
 export interface Engines {
   live: Engine;

@@ -5,8 +5,8 @@
  * address, counted in the store so the limit holds summed over every node (OWASP Authentication
  * Cheat Sheet: throttle per account and per source, answer alike for unknown emails).
  */
-import type { Backend } from '../store/backend.js';
-import type { OwnerSession, OwnerUser } from '../store/owner-records.js';
+import type { Backend } from '../../store/backend.js';
+import type { OwnerSession, OwnerUser } from '../../store/owner-records.js';
 import { hashToken, newToken } from './owners.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 
@@ -31,7 +31,7 @@ export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = {
   idleTimeoutMs: 8 * 3_600_000,
 };
 
-/** Asked to come back this soon when the hashing queue was full (src/service/passwords.ts). */
+/** Asked to come back this soon when the hashing queue was full (src/service/owners/passwords.ts). */
 const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /** Activity is written at most this often per session. */

@@ -9,7 +9,7 @@
  * Beyond the last two the caller is told to slow down (429 with Retry-After), as for its rate
  * limit: its own checks hold the room, and they free it as they end.
  */
-import type { Refusal } from './errors.js';
+import type { Refusal } from '../errors.js';
 
 export interface AdmissionLimits {
   /** Checks running at once in this process. */

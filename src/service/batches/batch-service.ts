@@ -2,21 +2,21 @@
  * Batch creation (`POST /v1/requests`): validate, normalise and de-duplicate the addresses
  * (docs/design.md §4), then let the store create request + items + hold in one transaction, and
  * wake the workers. A batch over a stored list is created with its count and no items; its items
- * are copied from the list in chunks in the background (src/service/list-batch-fill.ts), so a
+ * are copied from the list in chunks in the background (src/service/lists/list-batch-fill.ts), so a
  * list of a million entries costs this call one small transaction.
  *
  * Caps: a list longer than `listMaxEntries` is refused `list_too_large`; a batch that would take
  * the account's unfinished items past `maxOutstanding` is refused `too_much_outstanding_work`.
  */
-import { parseAddress } from '../core/syntax/address.js';
-import { invalidAddressMessage } from '../core/syntax/problems.js';
-import type { AuthenticatedKey, BatchRequestView } from '../store/store.js';
-import type { BatchesRole, ListsRole, WorkQueueRole } from '../store/backend.js';
-import type { Refusal } from './errors.js';
-import { idempotencyClaim } from './idempotency.js';
+import { parseAddress } from '../../core/syntax/address.js';
+import { invalidAddressMessage } from '../../core/syntax/problems.js';
+import type { AuthenticatedKey, BatchRequestView } from '../../store/store.js';
+import type { BatchesRole, ListsRole, WorkQueueRole } from '../../store/backend.js';
+import type { Refusal } from '../errors.js';
+import { idempotencyClaim } from '../checks/idempotency.js';
 import { dedupe } from './batch-items.js';
-import { liveChecksRefusal } from './engines.js';
-import type { ListBatchFiller } from './list-batch-fill.js';
+import { liveChecksRefusal } from '../engines/engines.js';
+import type { ListBatchFiller } from '../lists/list-batch-fill.js';
 
 /** How long a caller refused for outstanding work is told to wait: batches take minutes, not seconds. */
 const OUTSTANDING_RETRY_AFTER_S = 60;

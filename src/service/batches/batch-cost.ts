@@ -8,9 +8,9 @@
  * their normalised form, read a slice at a time so a long list does not hold the event loop.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { parseAddress } from '../core/syntax/address.js';
-import type { ListsRole } from '../store/backend.js';
-import type { KeyMode, ListRecord } from '../store/store.js';
+import { parseAddress } from '../../core/syntax/address.js';
+import type { ListsRole } from '../../store/backend.js';
+import type { KeyMode, ListRecord } from '../../store/store.js';
 
 export interface BatchCost {
   list: ListRecord;

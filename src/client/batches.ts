@@ -4,7 +4,7 @@
  * result of every batch. Progress is reported through one callback, so a caller can draw a
  * single bar over the whole run; retries are reported by the client's `onRetry`.
  */
-import type { CallOptions, PageOptions, SpendOptions } from './client.js';
+import type { CallOptions, PageOptions, SpendOptions } from './call-options.js';
 import { exportResults } from './export.js';
 import type { BatchPlan, PlannedBatch } from './batch-plan.js';
 import { PollInterval } from './pacing.js';

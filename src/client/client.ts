@@ -13,6 +13,7 @@ import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
 import type { BatchInput, BatchRequest, ResultItem, ResultsPage, VerifyInput, VerifyResult } from './types.js';
 import { checkBatchRequest, checkResultsPage, checkVerifyResult } from './validate.js';
 import { waitForRequest, type WaitOptions } from './wait.js';
+import type { CallOptions, PageOptions, SpendOptions } from './call-options.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
@@ -32,22 +33,6 @@ export interface PresendClientOptions {
   userAgent?: string;
   /** Called before each retry (e.g. to tell a user "rate limited, waiting 2 s"). */
   onRetry?: (event: RetryEvent) => void;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-}
-
-export interface SpendOptions extends CallOptions {
-  /** Reuse only to repeat the identical call (e.g. after a lost answer). Default: a fresh UUID. */
-  idempotencyKey?: string;
-}
-
-export interface PageOptions extends CallOptions {
-  /** 1–200, default 50 on the service. */
-  limit?: number;
-  /** The `nextCursor` of the preceding page; opaque. */
-  cursor?: string;
 }
 
 /** Headroom over the service's bounded wait, so the client never gives up before the server. */

@@ -6,7 +6,7 @@
  * cursor seen twice, a page without `nextCursor`, a malformed page, an item seen twice, or a
  * request that stopped without being finalized — ends the export with IncompleteExportError.
  */
-import type { PageOptions } from './client.js';
+import type { PageOptions } from './call-options.js';
 import { IncompleteExportError, PresendResponseError, type IncompleteExportReason } from './errors.js';
 import { PollInterval } from './pacing.js';
 import { MISSING_NEXT_CURSOR } from './validate.js';

@@ -3,7 +3,8 @@
  * Every export is listed by name: adding one is a decision.
  */
 export { PresendClient, DEFAULT_BASE_URL } from './client.js';
-export type { PresendClientOptions, CallOptions, SpendOptions, PageOptions } from './client.js';
+export type { PresendClientOptions } from './client.js';
+export type { CallOptions, SpendOptions, PageOptions } from './call-options.js';
 export { PresendApiError, PresendResponseError, PresendNetworkError, IncompleteExportError, isRateLimited } from './errors.js';
 export type { IncompleteExportReason } from './errors.js';
 export type { ExportOptions, ExportProgress } from './export.js';

@@ -2,7 +2,7 @@
  * Waiting for a batch: poll GET /v1/requests/{id} (there are no webhooks, docs/interface-spec.md
  * §6) until the request is completed or failed, reporting counters on each poll.
  */
-import type { CallOptions } from './client.js';
+import type { CallOptions } from './call-options.js';
 import { PollInterval } from './pacing.js';
 import type { BatchRequest } from './types.js';
 

@@ -10,7 +10,7 @@ import { AddressRows, type AddressRow } from './address-rows.js';
 import type { OpenedTable } from './open-table.js';
 import { rowSet, type RowSet } from './only-filter.js';
 import { RESULT_COLUMNS, isResultColumn, resultCells, rowSummary, type ResultSummary } from './result-columns.js';
-import type { TableWriter } from './table-writer.js';
+import type { TableWriter } from './table-writer-contract.js';
 
 export interface JoinOptions {
   /** The widest row of the first pass. */

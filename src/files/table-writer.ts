@@ -10,15 +10,10 @@ import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { escapeFormula } from './formula-escape.js';
 import { createXlsxWriter } from './xlsx-writer.js';
+import type { TableWriter } from './table-writer-contract.js';
 
 export const TABLE_FORMATS = ['csv', 'xlsx'] as const;
 export type TableFormat = (typeof TABLE_FORMATS)[number];
-
-export interface TableWriter {
-  writeRow(cells: readonly string[]): Promise<void>;
-  /** Completes the table and ends the stream. */
-  finish(): Promise<void>;
-}
 
 export interface CsvStyle {
   delimiter: string;

@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { escapeFormula } from './formula-escape.js';
 import { MAX_CELL_CHARS } from './limits.js';
-import type { TableWriter } from './table-writer.js';
+import type { TableWriter } from './table-writer-contract.js';
 
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';

@@ -4,19 +4,10 @@
  * a SQLite install never loads pg, a PostgreSQL node never loads SQLite's native module.
  */
 import { defaultConfig } from '../config.js';
-import type { PresendConfig } from '../config.js';
 import type { Backend } from './backend.js';
 import { silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
-
-/** Where the backend reports what it survives (a lost LISTEN connection, an idle client dropped by the server). */
-export type Log = Logger;
-
-/** What a backend reads from the configuration (src/config.ts). */
-export type BackendConfig = Pick<
-  PresendConfig,
-  'databasePoolSize' | 'sharedPoolSize' | 'mxSlotLeaseMs' | 'maxSessionsPerMx'
->;
+import type { BackendConfig } from './backend-config.js';
 
 export interface BackendOptions {
   /** Settings; those not given take their defaults (src/config.ts). */

@@ -6,7 +6,7 @@
  */
 import { NotifyWakeUps } from '../../queue/postgres-notify.js';
 import type { Backend } from '../backend.js';
-import type { BackendConfig, Log } from '../open-backend.js';
+import type { BackendConfig, Log } from '../backend-config.js';
 import { assembleBackend } from '../roles/index.js';
 import { postgresBulkWrites } from './bulk-writes.js';
 import { claimPostgres } from './claim.js';

@@ -7,7 +7,7 @@
 import { createMemoryFactsCache, createMemorySessionLimiter, systemClock } from '../../core/index.js';
 import { EmbeddedWakeUps } from '../../queue/embedded.js';
 import type { Backend } from '../backend.js';
-import type { BackendConfig } from '../open-backend.js';
+import type { BackendConfig } from '../backend-config.js';
 import { assembleBackend } from '../roles/index.js';
 import { sqliteBulkWrites } from './bulk-writes.js';
 import { claimSqlite } from './claim.js';

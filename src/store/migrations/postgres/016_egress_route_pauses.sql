@@ -1,0 +1,21 @@
+-- The egress pool's pauses (issue 22, src/core/egress/route-health.ts): a route that a provider's
+-- servers refuse is paused for that provider (scope: a provider family, or `other:MX-HOST`), and
+-- every worker on this database reads the same pauses. One row per route and scope; a row whose
+-- pause has lapsed keeps its strikes until the route gets an ordinary answer again.
+-- Route names must mean the same egress on every worker that shares the database.
+CREATE TABLE egress_route_pauses (
+  route TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  until_ms BIGINT NOT NULL,
+  strikes INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  PRIMARY KEY (route, scope)
+);
+
+-- Per-route politeness (PRESEND_ROUTE_SESSIONS_PER_MINUTE, PRESEND_ROUTE_RCPTS_PER_MINUTE): one
+-- token bucket per route, MX host and kind of step, shared by every worker.
+CREATE TABLE route_politeness_buckets (
+  key TEXT PRIMARY KEY,
+  tokens DOUBLE PRECISION NOT NULL,
+  updated_ms BIGINT NOT NULL
+);

@@ -263,7 +263,8 @@ export class BatchRunner {
         const recheckDelayMs = item.sandbox ? this.o.sandboxRecheckDelayMs : this.o.recheckDelayMs;
         if (item.rechecks < (this.o.maxRechecks ?? 3)) {
           const recheckAt = recheckDue(result, now, recheckDelayMs);
-          await this.o.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now });
+          const waitsForRoute = result.envelope.reasons.includes('egress_paused');
+          await this.o.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now, waitsForRoute });
           // This process wakes itself when the recheck is due; the queue's wake-up is for the other processes of this affinity.
           this.noteRecheck(recheckAt.getTime());
           // The store keeps the item; the queue only wakes this worker when it is due (polling covers a lost wake-up).

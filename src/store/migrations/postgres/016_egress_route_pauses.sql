@@ -19,3 +19,8 @@ CREATE TABLE route_politeness_buckets (
   tokens DOUBLE PRECISION NOT NULL,
   updated_ms BIGINT NOT NULL
 );
+
+-- An item waiting for a recheck because every egress route was paused for its provider (reason
+-- egress_paused), told apart from a greylisting for the dashboard. 1 while such a recheck waits, else 0
+-- (an integer, as on SQLite, so the scripts compare it alike on both).
+ALTER TABLE items ADD COLUMN waits_for_route SMALLINT NOT NULL DEFAULT 0;

@@ -12,14 +12,6 @@ CREATE TABLE egress_route_pauses (
   PRIMARY KEY (route, scope)
 );
 
--- Per-route politeness (PRESEND_ROUTE_SESSIONS_PER_MINUTE, PRESEND_ROUTE_RCPTS_PER_MINUTE): one
--- token bucket per route, MX host and kind of step, shared by every worker.
-CREATE TABLE route_politeness_buckets (
-  key TEXT PRIMARY KEY,
-  tokens DOUBLE PRECISION NOT NULL,
-  updated_ms BIGINT NOT NULL
-);
-
 -- An item waiting for a recheck because every egress route was paused for its provider (reason
 -- egress_paused), told apart from a greylisting for the dashboard. 1 while such a recheck waits, else 0
 -- (an integer, as on SQLite, so the scripts compare it alike on both).

@@ -37,10 +37,13 @@ export interface Classification {
   confidence: number | null;
   evidence: EvidenceClass | null;
   /**
-   * The address was never asked: its host kept throttling us past the bound. No verdict; the
-   * envelope says recheck_scheduled with a retry window (envelope.ts), never TRANSIENT.
+   * The address was never asked: its host kept throttling us past the bound, or every egress
+   * route is paused for its provider. No verdict; the envelope says recheck_scheduled with a
+   * retry window (envelope.ts), never TRANSIENT.
    */
   unasked?: true;
+  /** When the address can be asked at the earliest (epoch ms), when known: the first egress route's return. */
+  retryAt?: number;
 }
 
 const verdict = (v: PublicVerdict, reason: ReasonCode, confidence: number | null, evidence: EvidenceClass | null): Classification => ({
@@ -130,8 +133,12 @@ function fromProbe(outcome: ProbeOutcome, traits: AddressTraits, catchAll: boole
     case 'utf8_unsupported':
       return verdict('UNKNOWN', 'smtputf8_not_supported', null, null);
     case 'failure':
-      // Not the host's failure: the egress pool has no route this provider accepts for now.
-      if (isEgressPaused(outcome.failure)) return verdict('TRANSIENT', 'egress_paused', null, null);
+      // Not the host's failure: the egress pool has no route this provider accepts for now. The
+      // address was not asked: like host_throttled, it waits for a recheck once a route is back.
+      if (isEgressPaused(outcome.failure)) {
+        const retryAt = outcome.failure.retryAt;
+        return { verdict: null, reasons: ['egress_paused'], confidence: null, evidence: null, unasked: true, ...(retryAt !== undefined ? { retryAt } : {}) };
+      }
       return FAILURE_VERDICTS[outcome.failure.kind];
     case 'private_mx_refused':
       return verdict('UNKNOWN', 'private_mx_refused', null, 'dns');

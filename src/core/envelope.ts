@@ -81,8 +81,10 @@ export function buildEnvelope(classification: Classification, traits: AddressTra
   const { verdict, reasons, confidence, evidence } = classification;
   const mainReason = reasons[0] ?? 'invalid_syntax';
   if (classification.unasked) {
-    // Not asked (its host kept throttling us): nothing decided, nothing billed; a recheck is
-    // due after the recheck delay, from any worker (the pause was the host's, not a greylist's).
+    // Not asked (its host kept throttling us, or every egress route is paused for its provider):
+    // nothing decided, nothing billed; a recheck is due after the recheck delay — or when the
+    // first route comes back — from any worker (the pause was not a greylist's).
+    const retryAt = classification.retryAt;
     return {
       envelope: {
         contract_version: 1,
@@ -94,7 +96,10 @@ export function buildEnvelope(classification: Classification, traits: AddressTra
         confidence: null,
         reasons,
         evidence_class: null,
-        retry: retryWindow('transient', context),
+        retry:
+          retryAt !== undefined
+            ? { eligible_at: new Date(retryAt).toISOString(), expires_at: new Date(retryAt + DAY).toISOString(), affinity_required: false }
+            : retryWindow('transient', context),
         billing: { disposition: 'released', credits: 0 },
         history: null,
       },

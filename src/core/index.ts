@@ -26,6 +26,7 @@ export { parseAddress, normalizeAddress, SYNTAX_ERRORS } from './syntax/address.
 export type { AddressParse, ParsedAddress, SyntaxError } from './syntax/address.js';
 export { createMemorySessionLimiter } from './limiter.js';
 export { createMemoryFactsCache } from './facts-cache.js';
+export { createMemoryRoutePauses } from './egress/memory-route-pauses.js';
 export { createDnsClient } from './dns/resolver.js';
 export type { DnsClient, DnsAnswer, DnsFailure } from './dns/resolver.js';
 export { classify } from './classify.js';
@@ -39,5 +40,5 @@ export { syntaxRejection } from './syntax-rejection.js';
 export { isPrivateAddress } from './dns/address-safety.js';
 export { familyOfHost, providerFamily } from './domain/provider-family.js';
 export { systemClock } from './ports.js';
-export type { Clock, Engine, FactsCache, OperatorLists, SessionLimiter, VerifyOptions, VerdictOf } from './ports.js';
+export type { Clock, Engine, FactsCache, OperatorLists, RoutePauses, SessionLimiter, VerifyOptions, VerdictOf } from './ports.js';
 export * from './types.js';

@@ -6,6 +6,7 @@
  */
 import type { EngineResult, PublicVerdict } from './types.js';
 import type { EgressStats } from './egress/routed-dispatcher.js';
+import type { RoutePause } from './egress/route-health.js';
 
 export interface Clock {
   now(): Date;
@@ -26,6 +27,24 @@ export interface SessionLimiter {
 export interface FactsCache {
   get<T>(key: string): Promise<T | undefined>;
   set<T>(key: string, value: T, ttlMs: number): Promise<void>;
+}
+
+/**
+ * Where the egress pool keeps its routes' pauses per provider (issue 22): in process memory
+ * when one process probes (SQLite), in a table on PostgreSQL, so a route that a provider refused
+ * through worker A is paused for worker B too. The backoff itself is decided by RouteHealth
+ * (egress/route-health.ts); this only keeps the records, one per route and scope.
+ */
+export interface RoutePauses {
+  /** Every record kept, lapsed ones included (their strikes count when the next block comes). */
+  list(): Promise<RoutePause[]>;
+  /**
+   * Replaces the record of (route, scope) by `next(previous)` as one atomic step: two workers
+   * blocked at once queue on the record, the second sees the first's pause. Returns what is kept.
+   */
+  update(route: string, scope: string, next: (previous: RoutePause | null) => RoutePause): Promise<RoutePause>;
+  /** Forgets the record of (route, scope) if its pause ended by `nowMs` (an ordinary answer came through again). */
+  forgetLapsed(route: string, scope: string, nowMs: number): Promise<void>;
 }
 
 /**

@@ -23,7 +23,7 @@ import { syntaxRejection } from './syntax-rejection.js';
 import { cachedFact, createMemoryFactsCache, SingleFlight } from './facts-cache.js';
 import { createMemorySessionLimiter } from './limiter.js';
 import { HostBudget } from './host-budget.js';
-import { systemClock, type Clock, type Engine, type FactsCache, type OperatorLists, type SessionLimiter, type VerifyOptions } from './ports.js';
+import { systemClock, type Clock, type Engine, type FactsCache, type OperatorLists, type RoutePauses, type SessionLimiter, type VerifyOptions } from './ports.js';
 import { parseProxyUrl } from './smtp/connect.js';
 import { MxDispatcher, type ProbeOutcome } from './smtp/dispatcher.js';
 import { HostLearning } from './smtp/host-profile.js';
@@ -40,6 +40,8 @@ export interface EngineDeps {
   resolver?: DnsClient;
   /** Operator-wide lists; per-call lists come in VerifyOptions. */
   lists?: OperatorLists;
+  /** Where the egress pool keeps its route pauses (shared by every worker on PostgreSQL); default: this process's memory. */
+  routePauses?: RoutePauses;
 }
 
 type ListQuestion = 'isHardBounced' | 'isSpamtrap' | 'isBlocklistedDomain';
@@ -127,7 +129,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     routes.length > 1
       ? new RoutedDispatcher(
           routes.map((route) => ({ route, dispatcher: dispatcherFor(route.heloName, route.proxy, route.source) })),
-          new RouteHealth(routes, { now: () => clock.now().getTime(), firstPauseMs: tuning.egressFirstPauseMs, maxPauseMs: tuning.egressMaxPauseMs }),
+          new RouteHealth(routes, { now: () => clock.now().getTime(), firstPauseMs: tuning.egressFirstPauseMs, maxPauseMs: tuning.egressMaxPauseMs, ...(deps.routePauses ? { pauses: deps.routePauses } : {}) }),
         )
       : dispatcherFor(identity?.heloName ?? '', config.smtpProxy, config.smtpSourceAddress ?? null);
 

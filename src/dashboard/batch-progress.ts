@@ -4,7 +4,7 @@
  * still being read into its batch, the items written so far are not the batch: the counters
  * say "1 of 1,500" when the list holds 3,000, so the words count rows of the list instead.
  */
-import { count } from './layout.js';
+import { count, whenText } from './layout.js';
 import type { Counters, RequestState } from '../store/store.js';
 
 export interface BatchProgress {
@@ -15,24 +15,41 @@ export interface BatchProgress {
   filling: boolean;
 }
 
-/** Why progress stands still: greylisted addresses waiting for their recheck, and when the next is due. */
-function rechecksWaiting(c: Counters): string {
-  if (c.rechecking === 0 || c.nextRecheckInSeconds === undefined) return '';
-  return ` — ${c.rechecking} waiting for a greylisting recheck, the next in ${c.nextRecheckInSeconds} s`;
+/** Rechecks waiting because every egress route is paused for their provider (BatchRequestView.waitingForRoute). */
+export type WaitingForRoute = { count: number; retryAt: string } | null | undefined;
+
+/**
+ * Why progress stands still: addresses whose mail servers refuse our probes for now (every egress
+ * route paused for their provider: nothing is known about them yet, they are asked again when a
+ * route comes back), and greylisted addresses waiting for their recheck, with when the next is due.
+ * The owner is told nothing of the routes themselves: they are the operator's.
+ */
+function rechecksWaiting(c: Counters, forRoute: WaitingForRoute): string {
+  if (c.rechecking === 0) return '';
+  const refused = Math.min(forRoute?.count ?? 0, c.rechecking);
+  const greylisted = c.rechecking - refused;
+  const parts: string[] = [];
+  if (refused > 0 && forRoute) {
+    parts.push(`waiting: the mail servers of ${count(refused)} ${refused === 1 ? 'address' : 'addresses'} refuse our probes for now; retrying at ${whenText(forRoute.retryAt)}`);
+  }
+  if (greylisted > 0 && c.nextRecheckInSeconds !== undefined) {
+    parts.push(refused > 0 ? `${greylisted} waiting for a greylisting recheck` : `${greylisted} waiting for a greylisting recheck, the next in ${c.nextRecheckInSeconds} s`);
+  }
+  return parts.length > 0 ? ` — ${parts.join('; ')}` : '';
 }
 
 /** `listRowsWritten`: rows of the list copied into the batch so far; null once all are (or for a batch of addresses). */
-export function batchProgress(state: RequestState, c: Counters, listRowsWritten: number | null): BatchProgress {
+export function batchProgress(state: RequestState, c: Counters, listRowsWritten: number | null, waitingForRoute: WaitingForRoute = null): BatchProgress {
   const done = c.completed + c.failed;
   const final = state === 'completed' || state === 'failed';
   if (listRowsWritten !== null && !final) {
     return {
-      text: `Reading the list into the batch: ${count(listRowsWritten)} of ${count(c.total)} rows so far — ${count(done)} ${done === 1 ? 'address' : 'addresses'} final${rechecksWaiting(c)}`,
+      text: `Reading the list into the batch: ${count(listRowsWritten)} of ${count(c.total)} rows so far — ${count(done)} ${done === 1 ? 'address' : 'addresses'} final${rechecksWaiting(c, waitingForRoute)}`,
       value: done,
       max: Math.max(1, c.total),
       filling: true,
     };
   }
   const percent = Math.floor((100 * done) / Math.max(1, c.unique));
-  return { text: `${percent} % — ${count(done)} of ${count(c.unique)} addresses final${rechecksWaiting(c)}`, value: done, max: Math.max(1, c.unique), filling: false };
+  return { text: `${percent} % — ${count(done)} of ${count(c.unique)} addresses final${rechecksWaiting(c, waitingForRoute)}`, value: done, max: Math.max(1, c.unique), filling: false };
 }

@@ -104,10 +104,15 @@ export function page(ctx: PageContext, title: string, body: string): string {
 
 const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
+/** A time for people (UTC), as plain text: "28 Nov 2026, 10:20 UTC". */
+export function whenText(iso: string): string {
+  return `${dateFormat.format(new Date(iso))} UTC`;
+}
+
 /** A time for people (UTC), inside a `time` element carrying the exact instant. */
 export function when(iso: string | null, never = 'never'): string {
   if (!iso) return html`<span class="muted">${never}</span>`;
-  return html`<time datetime="${iso}">${dateFormat.format(new Date(iso))} UTC</time>`;
+  return html`<time datetime="${iso}">${whenText(iso)}</time>`;
 }
 
 export function count(n: number): string {

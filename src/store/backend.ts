@@ -21,7 +21,7 @@
  * (src/store/roles/index.ts), and its tables as the next numbered migration of both dialects.
  */
 import type { AddressRecord, FeedbackImport, FeedbackLookup, FeedbackSourceStatus, RecordFeedbackInput, RecordFeedbackOutcome } from './feedback-records.js';
-import type { FactsCache, SessionLimiter } from '../core/ports.js';
+import type { FactsCache, RoutePauses, SessionLimiter } from '../core/ports.js';
 import type {
   Account,
   ApiKeyRecord,
@@ -233,6 +233,8 @@ export interface WorkQueueRole {
 export interface EngineStateRole {
   limiter: SessionLimiter;
   cache: FactsCache;
+  /** The egress pool's route pauses: this process's memory on SQLite, a table on PostgreSQL (shared by every worker). */
+  routePauses: RoutePauses;
 }
 
 /** Retention (docs/design.md §4): what is past its time is deleted. */

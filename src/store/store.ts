@@ -221,6 +221,8 @@ export interface BatchRequestView {
   counters: Counters;
   /** When the earliest greylisting recheck of the request is due; null when none waits. */
   nextRecheckAt: string | null;
+  /** Rechecks waiting because every egress route is paused for their provider, and when the first is due; null when none waits. */
+  waitingForRoute?: { count: number; retryAt: string } | null;
 }
 
 /** An item handed to a worker under a lease. */
@@ -259,12 +261,14 @@ export type ItemResultInput =
       retentionDays: number;
     }
   | {
-      /** Greylisted: keep the hold, come back at `recheckAt` from the same worker (affinity). */
+      /** Greylisted (or not asked): keep the hold, come back at `recheckAt` from the same worker first (affinity). */
       kind: 'recheck';
       itemId: number;
       affinity: string;
       recheckAt: Date;
       now: Date;
+      /** Every egress route is paused for the address's provider (egress_paused): the dashboard says so. */
+      waitsForRoute?: boolean;
     };
 
 export interface ItemResultOutcome {

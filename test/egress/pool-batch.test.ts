@@ -11,30 +11,42 @@ import { startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
 import { BatchRunner, batchRunnerOptions } from '../../src/service/batches/batch-runner.js';
 import { closeEngines, type Engines } from '../../src/service/engines/engines.js';
 import { loadEngines } from '../../src/service/engines/load-engines.js';
-import { describeOnEveryBackend } from '../backends.js';
+import { describeOnEveryBackend, openDatabase, type TestDatabase } from '../backends.js';
+import { openBackend } from '../../src/store/open-backend.js';
+import type { Backend } from '../../src/store/backend.js';
 import { newIdem, startHarness, waitFinal, type Harness } from '../api/harness.js';
 import { B, BARRACUDA_MX, MICROSOFT_DOMAINS, MICROSOFT_MX, OTHER_DOMAINS, ROUTES, addressesAt, poolWorld } from './pool-world.js';
 
 describeOnEveryBackend('a batch over a pool of egress routes, two workers', (backend) => {
   let world: MailWorld;
   let h: Harness;
+  let database: TestDatabase;
+  /** Each worker's store: on PostgreSQL one of its own, as a second `presend worker` process has; on SQLite one process probes, with one memory of pauses. */
+  const workerStores: Backend[] = [];
   const engines: Engines[] = [];
   let second: BatchRunner;
+  const keptPauses = () => (workerStores[0] as Backend).engineState.routePauses.list();
   before(async () => {
     world = await startMailWorld(poolWorld());
+    database = await openDatabase(backend);
     // Small claims, so both workers take part.
     // A short recheck delay, pauses and host-down time, so a route let in again is used within the test.
-    const env = { ...world.env(), PRESEND_EGRESS: ROUTES, PRESEND_SMTP_TIMEOUT_MS: '5000', PRESEND_WORKER_CONCURRENCY: '12', PRESEND_RECHECK_DELAY_MS: '1500' };
-    const engineConfig = { ...loadConfig({ ...env, PRESEND_DATABASE_URL: 'sqlite::memory:' }), egressFirstPauseMs: 300, egressMaxPauseMs: 300, hostDownMs: 200 };
-    engines.push(loadEngines(engineConfig), loadEngines(engineConfig));
+    const env = { ...world.env(), PRESEND_DATABASE_URL: database.url, PRESEND_EGRESS: ROUTES, PRESEND_SMTP_TIMEOUT_MS: '5000', PRESEND_WORKER_CONCURRENCY: '12', PRESEND_RECHECK_DELAY_MS: '1500' };
+    const config = loadConfig(env);
+    const engineConfig = { ...config, egressFirstPauseMs: 300, egressMaxPauseMs: 300, hostDownMs: 200 };
+    const first = await openBackend(database.url, { config });
+    workerStores.push(first, backend === 'PostgreSQL' ? await openBackend(database.url, { config }) : first);
+    for (const store of workerStores) engines.push(loadEngines(engineConfig, store.engineState));
     h = await startHarness({ backend, env, engines: engines[0] as Engines, server: { worker: { pollMs: 50, affinity: 'worker-1' } } });
-    second = new BatchRunner({ ...batchRunnerOptions(h.config, h.backend, engines[1] as Engines, silentLogger), pollMs: 50, affinity: 'worker-2' });
+    second = new BatchRunner({ ...batchRunnerOptions(config, workerStores[1] as Backend, engines[1] as Engines, silentLogger), pollMs: 50, affinity: 'worker-2' });
     second.start();
   });
   after(async () => {
     await second.stop();
     await h.close();
     await closeEngines(engines[1] as Engines);
+    for (const store of new Set(workerStores)) await store.close();
+    await database.drop();
     await world.close();
   });
 
@@ -55,6 +67,8 @@ describeOnEveryBackend('a batch over a pool of egress routes, two workers', (bac
     const blocks = engines.flatMap((e) => e.live.egressStats?.()?.blocks ?? []);
     assert.ok(blocks.length >= 1, 'a worker that met the block paused the route');
     assert.deepEqual([...new Set(blocks.map((b) => `${b.route}/${b.family}`))], ['b/microsoft']);
+    // The pause is kept where both workers read it (a table on PostgreSQL), for that provider only.
+    assert.deepEqual((await keptPauses()).map((p) => `${p.route}/${p.family}`), ['b/microsoft']);
   });
 
   test('addresses whose provider refuses every route wait (rechecked) and get their verdict once a route is let in again', async () => {

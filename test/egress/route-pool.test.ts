@@ -3,7 +3,8 @@
  * addresses, and one provider's mail server that turns route b's address away as listed. Its
  * work moves to route a, every address gets its true verdict (none UNKNOWN because of the
  * blocked route), route b is paused for that provider only, and when a provider refuses every
- * route its addresses end TRANSIENT ("recheck later"), not UNKNOWN.
+ * route its addresses are not asked: recheck_scheduled with a retry window at the first route's
+ * return, not UNKNOWN and not TRANSIENT.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,13 +70,20 @@ describe('a pool of egress routes', () => {
     assert.doesNotMatch(text, /presend_egress_paused_until_seconds\{route="a"|family="other:mx\.plain\.test"/);
   });
 
-  test('when a provider refuses every route, its addresses are TRANSIENT (recheck later), not UNKNOWN', async () => {
+  test('when a provider refuses every route, its addresses wait recheck_scheduled until the first route comes back, neither UNKNOWN nor TRANSIENT', async () => {
+    const started = Date.now();
     const results = await verifyAll(engine, addressesAt('walled.test'));
+    const stats = engine.egressStats?.();
+    const pauses = (stats?.paused ?? []).filter((p) => p.family === 'barracuda');
+    assert.deepEqual(pauses.map((p) => p.route).sort(), ['a', 'b'], 'both routes paused for Barracuda');
+    const firstBack = Math.min(...pauses.map((p) => p.until));
     for (const [email, result] of results) {
-      assert.equal(result.envelope.verdict, 'TRANSIENT', `${email}: ${result.envelope.reasons.join(',')}`);
-      assert.ok(result.envelope.reasons.includes('egress_paused'), result.envelope.reasons.join(','));
-      assert.equal(result.envelope.decision, 'recheck_later');
-      assert.notEqual(result.envelope.retry, null);
+      const e = result.envelope;
+      assert.deepEqual([e.status, e.outcome, e.verdict, e.decision, e.reasons[0]], ['recheck_scheduled', 'non_verdict', null, 'recheck_later', 'egress_paused'], email);
+      assert.deepEqual(e.billing, { disposition: 'released', credits: 0 });
+      assert.equal(e.retry?.eligible_at, new Date(firstBack).toISOString(), 'the retry window opens when the first route comes back');
+      assert.equal(e.retry?.affinity_required, false, 'any worker may ask again: the pauses are the pool\'s, not a greylisting');
+      assert.ok(Date.parse(e.retry.eligible_at) >= started + 60_000, 'the window is the pause, not the recheck delay');
     }
     assert.equal(results.size, 6);
   });

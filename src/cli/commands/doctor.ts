@@ -41,13 +41,26 @@ function historyReader(config: PresendConfig): DoctorDeps['recentResults'] {
   };
 }
 
+/** The route pauses every worker keeps in a PostgreSQL store; none to read from a SQLite one (they live in the serving process: its /metrics shows them). */
+function pausesReader(config: PresendConfig): DoctorDeps['routePauses'] {
+  if (!config.databaseUrl.startsWith('postgres')) return undefined;
+  return async () => {
+    const backend = await openBackend(config.databaseUrl, { config, migrate: false, log: createLogger('warn', process.stderr) });
+    try {
+      return await backend.engineState.routePauses.list();
+    } finally {
+      await backend.close();
+    }
+  };
+}
+
 export function register(program: Command): void {
   program
     .command('doctor')
     .description("Check the prober's health: port 25, proxy, egress address (PTR, HELO, SPF, blocklists), DNS, and how providers answered recently.")
     .option('--json', 'print the report as JSON')
     .option('--database <url>', 'store to read recent results from (default PRESEND_DATABASE_URL)')
-    .option('--no-history', 'do not read recent results from the store')
+    .option('--no-history', 'do not read recent results nor the route pauses from the store')
     .option('--canary <host>', 'mail server to test port 25 against (default PRESEND_CANARY_MX, else the MX of PRESEND_MAIL_FROM\'s domain)')
     .option('--egress-ip <ip>', 'the public address probes leave from (default PRESEND_EGRESS_IP, else learned from the canary)')
     .addHelpText(
@@ -73,7 +86,8 @@ See docs/deploy.md, "Is my prober healthy?".`,
         return;
       }
       const history = flags.history === false ? undefined : historyReader(config);
-      const report = await runDoctor(config, history ? { recentResults: history } : {});
+      const routePauses = flags.history === false ? undefined : pausesReader(config);
+      const report = await runDoctor(config, { ...(history ? { recentResults: history } : {}), ...(routePauses ? { routePauses } : {}) });
       process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderDoctorReport(report));
       process.exitCode = report.exitCode;
     });

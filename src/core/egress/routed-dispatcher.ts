@@ -4,9 +4,9 @@
  * the provider family of its MX hosts. A reply that says the route's address is refused
  * (ip-block-signal.ts) pauses that route for that family (for one MX host when the family is
  * `other`) and sends the recipient again by
- * another route; when every route the family may use is paused, the recipient ends TRANSIENT
- * ("recheck later", with the time the first route comes back) rather than UNKNOWN: the block
- * is about us, not about the address.
+ * another route; when every route the family may use is paused, the recipient is not asked: it
+ * ends `egress_paused` (recheck_scheduled, with the time the first route comes back, classify.ts)
+ * rather than UNKNOWN: the block is about us, not about the address.
  *
  * A layer above MxDispatcher rather than a change inside it: the dispatcher and its host
  * queues stay one route's business, and one route (the usual setup) does without this layer.
@@ -77,8 +77,8 @@ export class RoutedDispatcher implements ProbeDispatcher {
   }
 
   /** The route for this recipient's domain, among those not paused (a route that refused it is paused by then). */
-  private pick(family: string, domain: string): RouteWithDispatcher | { retryAt: number } {
-    const pick = this.health.pick(family, domain);
+  private async pick(family: string, domain: string): Promise<RouteWithDispatcher | { retryAt: number }> {
+    const pick = await this.health.pick(family, domain);
     if (pick.kind === 'all_paused') return { retryAt: pick.retryAt };
     return this.byName.get(pick.route.name) ?? { retryAt: Number.NaN };
   }
@@ -94,12 +94,18 @@ export class RoutedDispatcher implements ProbeDispatcher {
     let attempts = 0;
     // Each turn either returns or pauses the route it used, so the routes run out.
     for (;;) {
-      const chosen = this.pick(family, domain);
+      const chosen = await this.pick(family, domain);
       if (!('route' in chosen)) {
         const until = Number.isFinite(chosen.retryAt) ? new Date(chosen.retryAt).toISOString() : 'later';
         return {
           kind: 'failure',
-          failure: { kind: 'temporary', step: 'connect', reply: null, detail: `${PAUSED_DETAIL} ${family} (its servers refuse our addresses); retrying after ${until}` },
+          failure: {
+            kind: 'temporary',
+            step: 'connect',
+            reply: null,
+            detail: `${PAUSED_DETAIL} ${family} (its servers refuse our addresses); retrying after ${until}`,
+            ...(Number.isFinite(chosen.retryAt) ? { retryAt: chosen.retryAt } : {}),
+          },
           host: hosts[0]?.name ?? null,
           attempts,
         };
@@ -109,10 +115,10 @@ export class RoutedDispatcher implements ProbeDispatcher {
       attempts += outcome.attempts;
       const block = routeBlockOf(outcome);
       if (block === null) {
-        if (outcome.kind === 'reply') this.health.worked(chosen.route.name, family);
+        if (outcome.kind === 'reply') await this.health.worked(chosen.route.name, family);
         return { ...outcome, attempts };
       }
-      this.health.blocked(chosen.route.name, family, block);
+      await this.health.blocked(chosen.route.name, family, block);
     }
   }
 

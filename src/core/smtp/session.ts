@@ -41,6 +41,8 @@ export interface SessionFailure {
   step: SmtpStep;
   reply: SmtpReply | null;
   detail: string;
+  /** When a temporary failure is known to end (every egress route paused for the provider until then); absent otherwise. */
+  retryAt?: number;
 }
 
 export interface SessionSettings {

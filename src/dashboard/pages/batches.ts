@@ -167,7 +167,7 @@ export function batchPage(input: { view: BatchRequestView; verdicts: VerdictCoun
     byVerdict.set(label, (byVerdict.get(label) ?? 0) + v.count);
   }
   const bars = [...byVerdict].sort((a, b) => b[1] - a[1]).map(([label, value]) => ({ label, value }));
-  const progress = batchProgress(view.state, c, input.listRowsWritten);
+  const progress = batchProgress(view.state, c, input.listRowsWritten, view.waitingForRoute);
   return html`
   <p>State: <strong data-batch-state>${view.state}</strong> · started !${when(view.createdAt)} · ${view.sandbox ? 'sandbox key' : 'live key'}${
     input.listName ? ` · list ${input.listName}` : ''

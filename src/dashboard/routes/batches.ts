@@ -148,7 +148,7 @@ export function batchRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     const filling = async (): Promise<number | null> =>
       view.mode === 'list' ? ((await accountViews.requestSummary(owner.user.accountId, id).catch(() => null))?.listRowsWritten ?? null) : null;
     while (open) {
-      const progress = batchProgress(view.state, view.counters, await filling());
+      const progress = batchProgress(view.state, view.counters, await filling(), view.waitingForRoute);
       raw.write(`event: progress\ndata: ${JSON.stringify({ state: view.state, counters: view.counters, progress })}\n\n`);
       if (view.state === 'completed' || view.state === 'failed' || Date.now() > until) break;
       await new Promise((resolve) => setTimeout(resolve, EVENT_EVERY_MS));

@@ -257,21 +257,21 @@ export class BatchRunner {
   private async store(item: ClaimedItem, result: EngineResult): Promise<void> {
     try {
       const now = this.now();
-      // Greylisted, or every egress route refused by the provider for now (egress_paused): this
-      // worker (whose routes those are) asks again after the delay, instead of ending it TRANSIENT at once.
-      const waitsForRoute = result.envelope.reasons.includes('egress_paused');
-      if (result.envelope.status === 'recheck_scheduled' || waitsForRoute) {
+      // Greylisted, or not asked (its host kept throttling us, or every egress route is paused
+      // for its provider): asked again when its retry window opens, instead of ending at once.
+      if (result.envelope.status === 'recheck_scheduled') {
         const recheckDelayMs = item.sandbox ? this.o.sandboxRecheckDelayMs : this.o.recheckDelayMs;
         if (item.rechecks < (this.o.maxRechecks ?? 3)) {
-          const recheckAt = new Date(now.getTime() + recheckDelayMs);
-          await this.o.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now });
+          const recheckAt = recheckDue(result, now, recheckDelayMs);
+          const waitsForRoute = result.envelope.reasons.includes('egress_paused');
+          await this.o.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now, waitsForRoute });
           // This process wakes itself when the recheck is due; the queue's wake-up is for the other processes of this affinity.
           this.noteRecheck(recheckAt.getTime());
           // The store keeps the item; the queue only wakes this worker when it is due (polling covers a lost wake-up).
           await this.o.work.scheduleRecheck(this.affinity, recheckAt).catch((err: unknown) => this.o.log.warn({ err }, 'could not schedule a recheck wake-up; polling covers it'));
           return;
         }
-        await this.finish(item, waitsForRoute ? toStoredResult(result) : greylistExhausted(toStoredResult(result), now, recheckDelayMs));
+        await this.finish(item, greylistExhausted(toStoredResult(result), now, recheckDelayMs));
         return;
       }
       await this.finish(item, toStoredResult(result));
@@ -285,6 +285,16 @@ export class BatchRunner {
     const outcome = await this.o.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: decided, now: this.now(), retentionDays: this.o.retentionDays });
     if (outcome.recorded) this.o.metrics?.observeVerification(outcome.verdict, outcome.debited);
   }
+}
+
+/**
+ * When a waiting item is asked again: an address that was not asked (verdict null) when its
+ * retry window opens — the recheck delay after a throttling host, the first egress route's return
+ * after a provider refused every route; a greylisted one after this runner's delay (the sandbox's is shorter).
+ */
+function recheckDue(result: EngineResult, now: Date, recheckDelayMs: number): Date {
+  const eligible = result.envelope.verdict === null && result.envelope.retry ? Date.parse(result.envelope.retry.eligible_at) : Number.NaN;
+  return new Date(Number.isFinite(eligible) ? Math.max(eligible, now.getTime()) : now.getTime() + recheckDelayMs);
 }
 
 /** A batch runner's settings from the configuration (src/config.ts), on the backend's roles. */

@@ -16,6 +16,8 @@ import type { RecentProbeResult } from '../../store/backend.js';
 import { talkToCanary, type CanaryTarget } from './canary.js';
 import { failed, healthExitCode, warned, overallHealth, type HealthCheck, type OverallHealth } from './health-check.js';
 import { replyHistoryChecks } from './reply-history.js';
+import { routePauseCheck } from './route-pause-checks.js';
+import type { RoutePause } from '../../core/egress/route-health.js';
 import { resolverCheck } from './resolver-check.js';
 import { blocklistChecks, heloResolvesCheck, learnEgress, port25Check, ptrChecks, shownProxy, type EgressRoute } from './route-checks.js';
 import { senderDomainCheck, senderDomainOf, spfCheck } from './sender-checks.js';
@@ -29,6 +31,8 @@ export interface DoctorDeps {
   dns?: DiagnosticDnsClient;
   /** Recent live results (the store's); absent: the reply history is not checked. */
   recentResults?: (since: Date) => Promise<RecentProbeResult[]>;
+  /** The route pauses the workers hold (the store's on PostgreSQL); absent: not shown. */
+  routePauses?: () => Promise<RoutePause[]>;
   now?: () => Date;
 }
 
@@ -161,11 +165,13 @@ export async function runDoctor(config: DoctorConfig, deps: DoctorDeps = {}): Pr
   const canary = found && 'target' in found ? found.target : null;
   if (found && 'check' in found) checks.push(found.check);
   const described: DoctorReport['routes'] = [];
+  const pauses = deps.routePauses ? await deps.routePauses() : null;
   for (const route of routes) {
     const result = await routeChecks(config, route, canary, dns);
     checks.push(...result.checks);
     described.push({ name: route.name, proxy: route.proxy ? shownProxy(route.proxy) : null, heloName: route.heloName, egressIp: result.egressIp, egressSource: result.egressSource });
     if (deps.recentResults) checks.push(...(await historyChecks(route.name, deps.recentResults, now)));
+    if (pauses) checks.push(routePauseCheck(route.name, pauses, now));
   }
   return report(checks, described, canary, now);
 }

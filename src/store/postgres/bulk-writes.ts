@@ -85,9 +85,10 @@ export const postgresBulkWrites: BulkWrites = {
   async markRechecks(tx, rows) {
     if (rows.length === 0) return;
     await tx.run(
-      `UPDATE items i SET state = 'recheck', affinity = d.affinity, not_before = d.at, rechecks = i.rechecks + 1, claimed_by = NULL, lease_expires_at = NULL
-       FROM unnest(?::bigint[], ?::text[], ?::timestamptz[]) AS d(id, affinity, at) WHERE i.id = d.id`,
-      [rows.map((r) => r.id), rows.map((r) => r.affinity), rows.map((r) => r.at)],
+      `UPDATE items i SET state = 'recheck', affinity = d.affinity, not_before = d.at, rechecks = i.rechecks + 1, claimed_by = NULL, lease_expires_at = NULL,
+         waits_for_route = d.waits
+       FROM unnest(?::bigint[], ?::text[], ?::timestamptz[], ?::smallint[]) AS d(id, affinity, at, waits) WHERE i.id = d.id`,
+      [rows.map((r) => r.id), rows.map((r) => r.affinity), rows.map((r) => r.at), rows.map((r) => (r.waitsForRoute ? 1 : 0))],
     );
   },
 

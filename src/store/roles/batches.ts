@@ -51,6 +51,13 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
     );
     const waiting = rows.find((g) => Number(g.recheck) === 1);
     const rechecking = waiting?.count ?? 0;
+    const forRoute =
+      rechecking > 0
+        ? await tx.get<{ count: number | string; due: string | Date | null }>(
+            "SELECT COUNT(*) AS count, MIN(not_before) AS due FROM items WHERE request_id = ? AND state = 'recheck' AND waits_for_route = 1",
+            [r.id],
+          )
+        : undefined;
     const added = rows.filter((g) => Number(g.recheck) === 0).map(({ envelopeStatus, decision, billing, count }) => ({ envelopeStatus, decision, billing, count }));
     return {
       id: r.id,
@@ -64,6 +71,7 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
       sandbox: counts.sandbox,
       counters: countersFrom(r.total, r.unique_count, requestGroups.groups(counts, base, added, rechecking)),
       nextRecheckAt: rechecking > 0 && waiting?.due ? new Date(waiting.due).toISOString() : null,
+      waitingForRoute: forRoute && Number(forRoute.count) > 0 && forRoute.due ? { count: Number(forRoute.count), retryAt: new Date(forRoute.due).toISOString() } : null,
     };
   }
 

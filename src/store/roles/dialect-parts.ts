@@ -68,7 +68,7 @@ export interface BulkWrites {
   insertFinalItems(tx: Tx, requestId: string, items: readonly NewFinalItem[]): Awaitable<void>;
   insertListEntries(tx: Tx, listId: string, firstPosition: number, emails: readonly string[]): Awaitable<void>;
   /** Greylisted items wait for their recheck at `at`, from the worker of `affinity` first. */
-  markRechecks(tx: Tx, rows: ReadonlyArray<{ id: number; affinity: string; at: Date }>): Awaitable<void>;
+  markRechecks(tx: Tx, rows: ReadonlyArray<{ id: number; affinity: string; at: Date; waitsForRoute: boolean }>): Awaitable<void>;
   /**
    * Makes items final: each request's final_count grows (and open_count shrinks) by its items
    * here, and each item takes final_seq = the request's count before + its rank. Returns each

@@ -53,13 +53,13 @@ export async function recordItemResults(tx: Tx, bulk: BulkWrites, inputs: readon
   );
   const outcomes: ItemResultOutcome[] = inputs.map(() => NOTHING);
   const finalized = new Set<number>();
-  const rechecks: Array<{ id: number; affinity: string; at: Date }> = [];
+  const rechecks: Array<{ id: number; affinity: string; at: Date; waitsForRoute: boolean }> = [];
   const finals: Array<{ index: number; item: ItemRow; input: FinalInput }> = [];
   inputs.forEach((input, index) => {
     const item = items.get(input.itemId);
     if (!item || item.state === 'final' || finalized.has(item.id)) return;
     if (input.kind === 'recheck') {
-      rechecks.push({ id: item.id, affinity: input.affinity, at: input.recheckAt });
+      rechecks.push({ id: item.id, affinity: input.affinity, at: input.recheckAt, waitsForRoute: input.waitsForRoute === true });
       outcomes[index] = { ...NOTHING, recorded: true };
       return;
     }

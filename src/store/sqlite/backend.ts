@@ -4,7 +4,7 @@
  * serves a SQLite store); key lookups cached exactly; wake-ups within the process; WAL
  * checkpoints on a background thread for long-running processes.
  */
-import { createMemoryFactsCache, createMemorySessionLimiter, systemClock } from '../../core/index.js';
+import { createMemoryFactsCache, createMemoryRoutePauses, createMemorySessionLimiter, systemClock } from '../../core/index.js';
 import { EmbeddedWakeUps } from '../../queue/embedded.js';
 import type { Backend } from '../backend.js';
 import type { BackendConfig } from '../backend-config.js';
@@ -34,7 +34,11 @@ export function openSqliteBackend(databaseUrl: string, config: BackendConfig, op
     {
       kind: 'sqlite',
       rateLimits: memoryRateLimits(),
-      engineState: { limiter: createMemorySessionLimiter(config.maxSessionsPerMx), cache: createMemoryFactsCache(systemClock) },
+      engineState: {
+        limiter: createMemorySessionLimiter(config.maxSessionsPerMx),
+        cache: createMemoryFactsCache(systemClock),
+        routePauses: createMemoryRoutePauses(),
+      },
       wakeUps: new EmbeddedWakeUps(),
       purgeEngineState: async () => undefined, // in memory: entries expire on their own
       wrapAccounts: keyCache.accounts,

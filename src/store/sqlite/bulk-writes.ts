@@ -112,8 +112,8 @@ export const sqliteBulkWrites: BulkWrites = {
   markRechecks(tx, rows) {
     return eachRow(rows, (r) => {
       sync(tx).run(
-        "UPDATE items SET state = 'recheck', affinity = ?, not_before = ?, rechecks = rechecks + 1, claimed_by = NULL, lease_expires_at = NULL WHERE id = ?",
-        [r.affinity, r.at, r.id],
+        "UPDATE items SET state = 'recheck', affinity = ?, not_before = ?, rechecks = rechecks + 1, claimed_by = NULL, lease_expires_at = NULL, waits_for_route = ? WHERE id = ?",
+        [r.affinity, r.at, r.waitsForRoute ? 1 : 0, r.id],
       );
     });
   },

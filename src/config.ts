@@ -10,6 +10,8 @@ import { hostname } from 'node:os';
 import { parsePrivateMxAllowance, type PrivateMxAllowance } from './core/dns/address-safety.js';
 import { heloNameProblem } from './core/helo-name.js';
 import { DEFAULT_TABLE_LIMITS, MB, type TableLimits } from './files/limits.js';
+import { DEFAULT_SIGNATURE_MAX_AGE_S } from './feedback/providers/signed-time.js';
+import { DEFAULT_FEEDBACK_EVENTS_RETENTION_DAYS } from './feedback/event-retention.js';
 import { parseEgressRoutes, type EgressRoute } from './core/egress/egress-routes.js';
 import { readFileSync } from 'node:fs';
 
@@ -188,6 +190,18 @@ export interface PresendConfig {
   listFillChunk: number;
   /** Rows deleted per transaction by the retention purge, which yields between them (PRESEND_PURGE_CHUNK). */
   purgeChunk: number;
+  /**
+   * How far from now the time a feedback provider signed a delivery with may be, in seconds
+   * (PRESEND_FEEDBACK_SIGNATURE_MAX_AGE_S, src/feedback/providers/signed-time.ts): further is a
+   * replay, refused. At most a day, well inside the feedback events' retention.
+   */
+  feedbackSignatureMaxAgeS: number;
+  /**
+   * Days a feedback event is kept after it happened (PRESEND_FEEDBACK_EVENTS_RETENTION_DAYS); the
+   * address summaries the checks read are kept (docs/feedback.md). At least a week: longer than any
+   * provider retries a delivery, and than the signature window.
+   */
+  feedbackEventsRetentionDays: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -443,6 +457,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     accountMaxOutstanding: parseIntVar(env, 'PRESEND_ACCOUNT_MAX_OUTSTANDING', 2_000_000, 1, 1_000_000_000),
     listFillChunk: parseIntVar(env, 'PRESEND_LIST_FILL_CHUNK', 500, 10, 100_000),
     purgeChunk: parseIntVar(env, 'PRESEND_PURGE_CHUNK', 2_000, 10, 100_000),
+    feedbackSignatureMaxAgeS: parseIntVar(env, 'PRESEND_FEEDBACK_SIGNATURE_MAX_AGE_S', DEFAULT_SIGNATURE_MAX_AGE_S, 60, 86_400),
+    feedbackEventsRetentionDays: parseIntVar(env, 'PRESEND_FEEDBACK_EVENTS_RETENTION_DAYS', DEFAULT_FEEDBACK_EVENTS_RETENTION_DAYS, 7, 36_500),
     ...overrides,
   };
   applyEgress(config, env.PRESEND_EGRESS, overrides);

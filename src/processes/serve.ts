@@ -162,6 +162,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     feedback: backend.feedback,
     fetchCertificate: options.fetchSnsCertificate ?? fetchSnsCertificate,
     confirmSubscription: options.confirmSnsSubscription ?? visitSubscribeUrl,
+    signatureMaxAgeS: config.feedbackSignatureMaxAgeS,
+    eventsRetentionDays: config.feedbackEventsRetentionDays,
     now,
     log: logger.child({ part: 'feedback' }),
   });
@@ -193,8 +195,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (resumed > 0) app.log.warn({ lists: resumed }, 'list imports whose process stopped were resumed from their stored files');
       const lapsed = await backend.lists.failLapsedImports(t);
       if (lapsed > 0) app.log.warn({ lists: lapsed }, 'list imports whose process stopped were marked failed');
-      const purged = await backend.retention.purgeExpired(t, config.retentionDays, { chunk: config.purgeChunk });
-      if (purged.requests > 0 || purged.failedLists > 0) app.log.info(purged, 'retention purge');
+      const purged = await backend.retention.purgeExpired(t, config.retentionDays, { chunk: config.purgeChunk, feedbackEventsRetentionDays: config.feedbackEventsRetentionDays });
+      if (purged.requests > 0 || purged.failedLists > 0 || purged.feedbackEvents > 0) app.log.info(purged, 'retention purge');
       await backend.webhooks.purgeFinished(new Date(t.getTime() - config.retentionDays * 86_400_000));
     } catch (err) {
       app.log.error({ err }, 'housekeeping failed');

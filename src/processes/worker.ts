@@ -1,7 +1,9 @@
 /**
  * Wiring of `presend worker`: a batch worker without the HTTP service, on the same store as the
  * API nodes (scale-out, docs/design.md §1) — backend → engines → batch runner, the list-batch
- * filler (fills whose process died are resumed here too) and the prober's start-up health log.
+ * filler (fills whose process died are resumed here too), a webhook sender (the batches this
+ * worker finalizes are announced even where no `presend serve` runs a sender) and the prober's
+ * start-up health log.
  * The command (src/cli/commands/worker.ts) only parses flags and handles signals.
  */
 import type { PresendConfig } from '../config.js';
@@ -13,6 +15,7 @@ import { ListBatchFiller, listBatchFillerOptions } from '../service/lists/list-b
 import { loadEngines } from '../service/engines/load-engines.js';
 import { closeEngines } from '../service/engines/engines.js';
 import { ProberHealthMonitor } from '../service/prober-health/monitor.js';
+import { WebhookSender } from '../service/webhooks/webhook-sender.js';
 
 export interface RunningWorker {
   /** This worker's lease owner id (in its log lines and the queue's rows). */
@@ -30,6 +33,15 @@ export async function startWorker(config: PresendConfig, logger: Logger): Promis
   worker.start();
   const filler = new ListBatchFiller(listBatchFillerOptions(config, backend, logger.child({ part: 'list-fill' })));
   filler.start();
+  // Every process of the scale-out sends webhooks; the store's leases hand each delivery to one of them.
+  const webhooks = new WebhookSender({
+    webhooks: backend.webhooks,
+    allowPrivate: config.allowPrivateWebhooks,
+    timeoutMs: config.webhookTimeoutMs,
+    pollMs: config.webhookPollMs,
+    log: logger.child({ part: 'webhooks' }),
+  });
+  webhooks.start();
   // The prober's cheap health checks in the start-up log (then again when what is wrong changes).
   const proberHealth = engines.liveChecksOff === undefined ? new ProberHealthMonitor(config, logger.child({ part: 'prober-health' })) : null;
   proberHealth?.start();
@@ -37,7 +49,7 @@ export async function startWorker(config: PresendConfig, logger: Logger): Promis
   const close = () => {
     closing ??= (async () => {
       proberHealth?.stop();
-      await Promise.all([worker.stop(), filler.stop()]);
+      await Promise.all([worker.stop(), filler.stop(), webhooks.stop()]);
       await closeEngines(engines);
       await backend.close();
     })();

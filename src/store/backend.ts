@@ -242,10 +242,11 @@ export interface RetentionRole {
   /**
    * Requests past retentionExpiresAt (with items), finished checks older than the retention,
    * expired idempotency records, the entries of failed list imports (and the failed lists
-   * themselves once older than the retention) and shared engine state. Deleted in transactions
+   * themselves once older than the retention), feedback events that happened more than
+   * `feedbackEventsRetentionDays` ago (default 365) and shared engine state. Deleted in transactions
    * of at most `chunk` rows (default 2,000), yielding to the event loop between them.
    */
-  purgeExpired(now: Date, verificationRetentionDays: number, options?: { chunk?: number }): Promise<PurgeOutcome>;
+  purgeExpired(now: Date, verificationRetentionDays: number, options?: { chunk?: number; feedbackEventsRetentionDays?: number }): Promise<PurgeOutcome>;
 }
 
 /** Owners of an account, who sign in to its dashboard (docs/design.md §7), and their one-time password links. */

@@ -302,6 +302,8 @@ export interface PurgeOutcome {
   failedLists: number;
   /** Failed sign-in records older than a day, deleted. */
   signInFailures: number;
+  /** Feedback events older than their retention, deleted (the address summaries stay: docs/feedback.md). */
+  feedbackEvents: number;
 }
 
 /** Decision → counter key (docs/design.md §4). */

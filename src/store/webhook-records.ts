@@ -7,7 +7,7 @@
 import type { Finalization, Counters, StoredResult } from './store.js';
 
 /** The event types an endpoint may subscribe to. */
-export const WEBHOOK_EVENT_TYPES = ['batch.completed', 'batch.failed', 'verification.completed'] as const;
+export const WEBHOOK_EVENT_TYPES = ['batch.completed', 'batch.failed', 'verification.completed', 'verification.failed'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const isWebhookEventType = (text: string): text is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(text);
@@ -117,6 +117,27 @@ export function verificationEventPayload(input: { engineJobId: string; requestId
       presend: r.envelope,
       decision: r.legacy,
       engine: { verifiedAt: r.checkedAt, attempts: r.attempts, providerFamily: r.providerFamily },
+    },
+  });
+}
+
+/**
+ * The payload of `verification.failed` for a check answered 202 that ended failed (the engine or the
+ * store could not finish it; nothing billed): the same keys as `verification.completed`, the state
+ * and the error a replay of the 202 now answers (502 `engine_unavailable`), and no envelope — a
+ * failed check has none, as `batch.failed` carries an `errorCode` and no results.
+ */
+export function verificationFailedPayload(input: { engineJobId: string; requestId: string | null; email: string; sandbox: boolean; at: Date }): string {
+  return JSON.stringify({
+    type: 'verification.failed',
+    timestamp: input.at.toISOString(),
+    data: {
+      engineJobId: input.engineJobId,
+      requestId: input.requestId,
+      email: input.email,
+      sandbox: input.sandbox,
+      status: 'failed',
+      errorCode: 'engine_unavailable',
     },
   });
 }

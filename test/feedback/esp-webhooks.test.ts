@@ -3,8 +3,9 @@
  * documented examples (the ids made unique where the documentation repeats a placeholder) and
  * real signatures: SNS messages signed with a local certificate (the certificate fetch is
  * pluggable), SendGrid's ECDSA signature with a P-256 key made here, Mailgun's HMAC, Postmark's
- * basic auth. What does not verify is refused (401) and shown on the source; a delivery sent
- * again is accepted and adds nothing; the events change the account's checks.
+ * basic auth. What does not verify is refused (401) and shown on the source, and so is a delivery
+ * signed longer ago than the window (each provider's example re-signed with an old time: a
+ * replay); a delivery sent again is accepted and adds nothing; the events change the account's checks.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -72,7 +73,7 @@ test('Amazon SES through SNS: the subscription is confirmed, signed notification
     TopicArn: TOPIC,
     Message: `You have chosen to subscribe to the topic ${TOPIC}.\nTo confirm the subscription, visit the SubscribeURL included in this message.`,
     SubscribeURL: `https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription&TopicArn=${TOPIC}&Token=2336412f37`,
-    Timestamp: '2026-11-20T22:08:29.384Z',
+    Timestamp: new Date().toISOString(),
   });
   const c = await post(path, JSON.stringify(confirmation), { 'x-amz-sns-message-type': 'SubscriptionConfirmation' });
   assert.equal(c.status, 200, JSON.stringify(c.body));
@@ -93,7 +94,7 @@ test('Amazon SES through SNS: the subscription is confirmed, signed notification
     },
     mail: { timestamp: '2026-11-27T14:59:37.000Z', source: 'john@example.com', messageId: '00000138111222aa-33322211-cccc-cccc-cccc-ddddaaaa0680-000000', destination: ['crash.ses@example.com'] },
   };
-  const notification = signedSns({ Type: 'Notification', MessageId: '22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324', TopicArn: TOPIC, Message: JSON.stringify(bounce), Timestamp: '2026-11-27T15:00:00.000Z' });
+  const notification = signedSns({ Type: 'Notification', MessageId: '22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324', TopicArn: TOPIC, Message: JSON.stringify(bounce), Timestamp: new Date().toISOString() });
   const first = await post(path, JSON.stringify(notification));
   assert.equal(first.status, 200, JSON.stringify(first.body));
   assert.deepEqual([first.body.recorded, first.body.duplicates], [1, 0]);
@@ -198,6 +199,61 @@ test('Mailgun: HMAC-signed events (documented failed and delivered payloads) are
   assert.equal((await verdictOf(a.live, 'crash.mg@example.com')).verdict, 'UNDELIVERABLE_BOUNCED');
   assert.equal((await h.backend.feedback.address(a.accountId, 'crash.mg@example.com')).history?.lastHardBounce?.code, '5.1.1');
   assert.equal((await verdictOf(a.live, 'catchall.mg@example.com')).verdict, 'DELIVERABLE');
+});
+
+test('a delivery signed longer ago than PRESEND_FEEDBACK_SIGNATURE_MAX_AGE_S (3600 s) is refused as a replay, for each provider that signs a time', async () => {
+  const a = await h.newAccount(5);
+  const nowS = Math.floor(Date.now() / 1000);
+  // 3500 s off is inside the window; 3700 s behind or ahead is not.
+  const cases: Array<[string, number, number]> = [
+    ['inside', nowS - 3500, 200],
+    ['old', nowS - 3700, 401],
+    ['ahead', nowS + 3700, 401],
+  ];
+
+  // SendGrid: the documented bounce event, signed over the old timestamp header and the body.
+  const sgPath = `/feedback/sendgrid/${await createSourceToken(h.backend.feedback, a.accountId, 'sendgrid', new Date())}`;
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  await h.backend.feedback.setVerifyKey({ accountId: a.accountId, source: 'sendgrid', verifyKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'), now: new Date() });
+  for (const [label, at, status] of cases) {
+    const body = JSON.stringify([{ email: `${label}.sg.replay@example.com`, timestamp: at, event: 'bounce', sg_event_id: `replay-${label}`, sg_message_id: 'm', reason: '500 unknown recipient', status: '5.0.0', type: 'bounce' }]);
+    const signature = sign('sha256', Buffer.from(String(at) + body), { key: privateKey, dsaEncoding: 'der' }).toString('base64');
+    const r = await post(sgPath, body, { 'content-type': 'application/json', 'x-twilio-email-event-webhook-signature': signature, 'x-twilio-email-event-webhook-timestamp': String(at) });
+    assert.equal(r.status, status, `SendGrid ${label}: ${JSON.stringify(r.body)}`);
+    if (status === 401) assert.match(r.body.error.message, /SendGrid delivery was signed at .* more than the 3600 s allowed/);
+  }
+
+  // Mailgun: the documented failed event, its HMAC over the old signature.timestamp and the token.
+  const mgPath = `/feedback/mailgun/${await createSourceToken(h.backend.feedback, a.accountId, 'mailgun', new Date())}`;
+  const mgKey = 'key-0a1b2c3d4e5f60718293a4b5c6d7e8f9';
+  await h.backend.feedback.setVerifyKey({ accountId: a.accountId, source: 'mailgun', verifyKey: mgKey, now: new Date() });
+  for (const [label, at, status] of cases) {
+    const tokenValue = `a8ce0edb2dd8301dee6c2405235584e45aa91d1e9f979f3de0${label}`;
+    const eventData = { event: 'failed', id: `replay-${label}`, timestamp: at, severity: 'permanent', reason: 'bounce', recipient: `${label}.mg.replay@example.com`, 'delivery-status': { code: 550, message: '5.1.1 The email account that you tried to reach does not exist.' } };
+    const body = JSON.stringify({ signature: { timestamp: String(at), token: tokenValue, signature: createHmac('sha256', mgKey).update(String(at) + tokenValue).digest('hex') }, 'event-data': eventData });
+    const r = await post(mgPath, body, { 'content-type': 'application/json' });
+    assert.equal(r.status, status, `Mailgun ${label}: ${JSON.stringify(r.body)}`);
+    if (status === 401) assert.match(r.body.error.message, /Mailgun delivery was signed at/);
+  }
+
+  // SES through SNS: the documented bounce notification, its signed Timestamp old.
+  const snsPath = `/feedback/ses/${await createSourceToken(h.backend.feedback, a.accountId, 'ses', new Date())}`;
+  for (const [label, at, status] of cases) {
+    const bounce = { notificationType: 'Bounce', bounce: { feedbackId: `replay-${label}`, bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: `${label}.ses.replay@example.com`, status: '5.1.1' }], timestamp: new Date(at * 1000).toISOString() }, mail: { messageId: 'm' } };
+    const message = signedSns({ Type: 'Notification', MessageId: `replay-${label}`, TopicArn: TOPIC, Message: JSON.stringify(bounce), Timestamp: new Date(at * 1000).toISOString() });
+    const r = await post(snsPath, JSON.stringify(message));
+    assert.equal(r.status, status, `SNS ${label}: ${JSON.stringify(r.body)}`);
+    if (status === 401) assert.match(r.body.error.message, /SNS delivery was signed at/);
+  }
+
+  // Nothing of a refused delivery was taken; each refusal is shown on its source.
+  for (const provider of ['sg', 'mg', 'ses']) {
+    assert.notEqual((await h.backend.feedback.address(a.accountId, `inside.${provider}.replay@example.com`)).history, null, provider);
+    assert.equal((await h.backend.feedback.address(a.accountId, `old.${provider}.replay@example.com`)).history, null, provider);
+    assert.equal((await h.backend.feedback.address(a.accountId, `ahead.${provider}.replay@example.com`)).history, null, provider);
+  }
+  const sources = await h.backend.feedback.sources(a.accountId);
+  assert.deepEqual(sources.map((s) => [s.source, s.events, s.errors]), [['mailgun', 1, 2], ['sendgrid', 1, 2], ['ses', 1, 2]]);
 });
 
 test('Postmark: bounce, delivery and complaint records (documented examples); basic auth refused when wrong once set', async () => {

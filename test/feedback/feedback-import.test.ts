@@ -143,7 +143,8 @@ test('the CSV: events with or without a header, bad rows named by their line', a
 test('presend feedback import killed with SIGKILL mid-way, then run again, records every event exactly once', async () => {
   const ROWS = 60_000;
   const dbPath = join(dir, 'crash.db');
-  const env = { PRESEND_DATABASE_URL: `sqlite:${dbPath}` };
+  // Events of fixed dates: kept (and taken) for a century, so the test does not age out of the retention.
+  const env = { PRESEND_DATABASE_URL: `sqlite:${dbPath}`, PRESEND_FEEDBACK_EVENTS_RETENTION_DAYS: '36500' };
   assert.equal((await presend(['accounts', 'create', 'acme', '--credits', '0'], env)).code, 0);
   const csv = join(dir, 'many.csv');
   writeFileSync(csv, `email,event,date\n${Array.from({ length: ROWS }, (_, i) => `person${i}@example${i % 50}.com,hard_bounce,2026-11-01T00:00:${String(i % 60).padStart(2, '0')}Z`).join('\n')}\n`);

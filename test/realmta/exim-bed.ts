@@ -21,8 +21,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filesUnder, awaitGreeting, freePort, missingFor, readLog, REALMTA_ROOT, settleServer, startDaemon, type MtaBed } from './bed.js';
 
-const EXIM = join(REALMTA_ROOT, 'usr/sbin/exim4');
-const LIBRARIES = join(REALMTA_ROOT, 'usr/lib/x86_64-linux-gnu');
+/** The unpacked binary and the library it needs beside it (exim-relay.ts runs them too). */
+export const EXIM = join(REALMTA_ROOT, 'usr/sbin/exim4');
+export const LIBRARIES = join(REALMTA_ROOT, 'usr/lib/x86_64-linux-gnu');
 
 /** Why the Exim tests cannot run here, or null when they can. */
 export function eximUnavailable(): string | null {

@@ -77,6 +77,24 @@ describeOnEveryBackend('signed webhooks', (backend) => {
     assert.deepEqual(data.presend, replay.body.presend);
   });
 
+  test('a check answered 202 that then fails is announced by verification.failed, keyed like the 202, and nothing is billed', async () => {
+    const acct = await h.newAccount(1);
+    const { secret } = await endpointFor(acct.accountId, '/failed-checks', ['verification.completed', 'verification.failed']);
+    const idem = newIdem();
+    const answered = await h.call('POST', '/v1/verify', { key: acct.live, idem, body: { email: 'latecrash@example.com', timeoutMs: 100 } });
+    assert.equal(answered.status, 202);
+    const jobId = answered.body.engineJobId as string;
+    const got = await receiver.waitFor((r) => r.payload.data.engineJobId === jobId);
+    assert.deepEqual(receiver.verifiedBy(got, [secret]), [secret]);
+    assert.equal(got.payload.type, 'verification.failed');
+    assert.deepEqual(got.payload.data, { engineJobId: jobId, requestId: answered.body.requestId, email: 'latecrash@example.com', sandbox: false, status: 'failed', errorCode: 'engine_unavailable' });
+    // What a replay of the 202 now answers, and what it cost.
+    const replay = await h.call('POST', '/v1/verify', { key: acct.live, idem, body: { email: 'latecrash@example.com', timeoutMs: 100 } });
+    assert.equal(replay.status, 502);
+    assert.equal(replay.body.error.code, 'engine_unavailable');
+    assert.equal((await h.backend.ledger.getBalance(acct.accountId)).available, 1);
+  });
+
   test('a check answered at once (200) raises no event: its caller already has the result', async () => {
     const acct = await h.newAccount(0);
     const { endpoint } = await endpointFor(acct.accountId, '/quick', ['verification.completed', 'batch.completed']);

@@ -143,6 +143,46 @@ describeOnEveryBackend('the webhooks role', (kind) => {
     assert.equal((await backend.webhooks.deliveries(account.id, e.id, 10)).length, 2);
   });
 
+  test('a check told 202 that ends failed is announced by verification.failed, also when it failed before the 202 was decided; one never told 202 is not', async () => {
+    const t = new Date('2026-02-07T00:00:00Z');
+    const account = await backend.accounts.createAccount({ name: `store-${++n}`, credits: 0, now: t });
+    assert.ok(account);
+    const e = await backend.webhooks.createEndpoint({ accountId: account.id, url: 'https://hooks.example.com/x', events: ['verification.failed'], description: null, secret: 'whsec_AAAA', now: t });
+    const check = async (idem: string) => {
+      const started = await backend.verifications.start({
+        accountId: account.id,
+        keyId: 'k',
+        email: 'failing@example.com',
+        billable: false,
+        idempotency: idempotencyClaim('POST /v1/verify', 'test', idem, { email: 'failing@example.com' }, t),
+        now: t,
+        leaseExpiresAt: new Date(t.getTime() + 60_000),
+      });
+      assert.equal(started.kind, 'created');
+      return started.kind === 'created' ? started.verification.id : '';
+    };
+    const never = await check('never-told');
+    await backend.verifications.fail({ verificationId: never, now: t });
+    assert.deepEqual(await backend.webhooks.deliveries(account.id, e.id, 10), [], 'a check answered with an error (502) is not announced');
+    const told = await check('told-202');
+    await backend.verifications.markResumable(told, 'req-202');
+    await backend.verifications.fail({ verificationId: told, now: t });
+    await backend.verifications.fail({ verificationId: told, now: t });
+    const raced = await check('failed-then-told');
+    await backend.verifications.fail({ verificationId: raced, now: t });
+    await backend.verifications.markResumable(raced, 'req-raced');
+    const announced = await backend.webhooks.deliveries(account.id, e.id, 10);
+    assert.deepEqual(announced.map((d) => d.eventType), ['verification.failed', 'verification.failed'], 'once per check');
+    const soon = new Date(Date.now() + 1_000);
+    const sent = (await backend.webhooks.claimDue({ owner: 'o', now: soon, leaseUntil: soon, limit: 100 })).filter((d) => d.endpointId === e.id);
+    const payloads = sent.map((d) => JSON.parse(d.payload) as { type: string; data: Record<string, unknown> });
+    assert.deepEqual(payloads.map((p) => [p.data.engineJobId, p.data.requestId, p.data.status, p.data.errorCode]).sort(), [
+      [raced, 'req-raced', 'failed', 'engine_unavailable'],
+      [told, 'req-202', 'failed', 'engine_unavailable'],
+    ].sort());
+    assert.ok(payloads.every((p) => p.type === 'verification.failed' && !('presend' in p.data)));
+  });
+
   test('retention deletes events whose deliveries ended, and keeps those still under way', async () => {
     const t = new Date('2026-02-05T00:00:00Z');
     const { accountId, endpointId } = await endpoint(t);

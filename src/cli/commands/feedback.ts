@@ -50,7 +50,7 @@ Example:
 Running an import again records only the events it did not record before.`,
     )
     .action(async (path: string, flags: Flags & { format?: string }) =>
-      runAdmin(flags, async (backend) => {
+      runAdmin(flags, async (backend, config) => {
         const a = await account(backend, flags.account);
         if (a.kind === 'refused') return a;
         if (flags.format !== undefined && flags.format !== 'csv' && flags.format !== 'dsn') return refused('invalid_argument', '--format is csv or dsn');
@@ -60,10 +60,10 @@ Running an import again records only the events it did not record before.`,
         } catch {
           return refused('unreadable_input', `cannot read ${path}`);
         }
-        const report = await importFeedback({ feedback: backend.feedback, accountId: a.value.id, source: format, name: path, pieces: piecesOf(path, format), now: () => new Date() });
+        const report = await importFeedback({ feedback: backend.feedback, accountId: a.value.id, source: format, name: path, pieces: piecesOf(path, format), now: () => new Date(), eventsRetentionDays: config.feedbackEventsRetentionDays });
         const i = report.import;
         const lines = [
-          `${i.events} event(s) recorded, ${i.duplicates} already known, ${i.rejected} not readable (${format}, import ${i.id})`,
+          `${i.events} event(s) recorded, ${i.duplicates} already known, ${i.rejected} not taken (${format}, import ${i.id})`,
           ...report.problems.map((p) => `  ${p.where}: ${p.problem}`),
           ...(i.rejected > report.problems.length ? [`  … and ${i.rejected - report.problems.length} more`] : []),
           ...(report.stoppedBy ? [`stopped: ${report.stoppedBy} (the events before it are recorded)`] : []),

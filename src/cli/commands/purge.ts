@@ -10,7 +10,7 @@ export function register(program: Command): void {
   program
     .command('purge')
     .description(
-      'Delete batch requests and results past retention (PRESEND_RETENTION_DAYS after finalization), the entries of failed list imports, and webhook events whose deliveries ended that long ago.',
+      'Delete batch requests and results past retention (PRESEND_RETENTION_DAYS after finalization), the entries of failed list imports, webhook events whose deliveries ended that long ago, and feedback events older than PRESEND_FEEDBACK_EVENTS_RETENTION_DAYS (the address summaries stay).',
     )
     .option('--database <url>', 'store URL (default PRESEND_DATABASE_URL or sqlite:./data/presend.db)')
     .option('--json', 'print JSON')
@@ -18,10 +18,10 @@ export function register(program: Command): void {
       runAdmin(flags, async (backend, config) => {
         // An import whose process died is failed first, so its entries go too.
         const lapsedImports = await backend.lists.failLapsedImports(new Date());
-        const purged = await backend.retention.purgeExpired(new Date(), config.retentionDays, { chunk: config.purgeChunk });
+        const purged = await backend.retention.purgeExpired(new Date(), config.retentionDays, { chunk: config.purgeChunk, feedbackEventsRetentionDays: config.feedbackEventsRetentionDays });
         const webhookEvents = await backend.webhooks.purgeFinished(new Date(Date.now() - config.retentionDays * 86_400_000));
         return {
-          text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s), the entries of ${purged.failedLists} failed list import(s), ${purged.signInFailures} failed sign-in(s), ${webhookEvents} delivered or failed webhook event(s)`,
+          text: `purged ${purged.requests} request(s), ${purged.verifications} verification(s), ${purged.idempotencyRecords} idempotency record(s), the entries of ${purged.failedLists} failed list import(s), ${purged.signInFailures} failed sign-in(s), ${purged.feedbackEvents} feedback event(s), ${webhookEvents} delivered or failed webhook event(s)`,
           json: { ...purged, lapsedImports, webhookEvents },
         };
       }),

@@ -16,6 +16,7 @@ const EVENT_WORDS: Record<string, string> = {
   'batch.completed': 'a batch finished',
   'batch.failed': 'a batch failed',
   'verification.completed': 'a single check answered “running” (202) finished',
+  'verification.failed': 'a single check answered “running” (202) failed',
   'webhook.test': 'a test event',
 };
 

@@ -20,6 +20,12 @@ export function mailgunSignatureProblem(body: unknown, verifyKey: string | null)
   return given.length === expected.length && timingSafeEqual(given, expected) ? null : 'the Mailgun signature does not verify';
 }
 
+/** The time Mailgun signed with the delivery (`signature.timestamp`, Unix seconds), once the signature verified. */
+export function mailgunSignedTime(body: unknown): string | undefined {
+  const s = isObject(body) && isObject(body.signature) ? body.signature : null;
+  return s && typeof s.timestamp === 'string' ? s.timestamp : undefined;
+}
+
 export function readMailgunEvent(body: unknown): ProviderReading {
   const e = isObject(body) && isObject(body['event-data']) ? body['event-data'] : null;
   if (!e) return refuse('a Mailgun delivery has an "event-data" object');

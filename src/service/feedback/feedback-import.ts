@@ -3,7 +3,9 @@
  * Maildir), read as a stream and recorded in chunks. Each chunk is one transaction of the store
  * with the import's counts, and every event carries its own id, so an import stopped half-way (a
  * crash, a kill) leaves whole chunks behind, and running it again adds only what is missing.
- * Rows and messages that cannot be read are counted and reported with their line or position.
+ * Rows and messages that cannot be read are counted and reported with their line or position, and
+ * so are events older than feedback events are kept (src/feedback/event-retention.ts): they may
+ * have been taken and purged already, and are not counted twice.
  */
 import { stat } from 'node:fs/promises';
 import type { FeedbackRole } from '../../store/backend.js';
@@ -12,6 +14,7 @@ import { readCsvEvents } from '../../feedback/csv-events.js';
 import { readDsn } from '../../feedback/dsn.js';
 import type { FeedbackEvent } from '../../feedback/events.js';
 import { readMailItems } from '../../feedback/mail-sources.js';
+import { DEFAULT_FEEDBACK_EVENTS_RETENTION_DAYS, feedbackEventCutoff, isPastRetention, pastRetentionProblem } from '../../feedback/event-retention.js';
 
 export const IMPORT_CHUNK_EVENTS = 500;
 /** Problems kept for the report; past it they are only counted. */
@@ -61,6 +64,8 @@ export interface ImportOptions {
   pieces: AsyncIterable<FeedbackPiece>;
   now: () => Date;
   chunkEvents?: number;
+  /** PRESEND_FEEDBACK_EVENTS_RETENTION_DAYS (default 365): older events are reported, not taken. */
+  eventsRetentionDays?: number;
 }
 
 export async function importFeedback(o: ImportOptions): Promise<FeedbackImportReport> {
@@ -78,14 +83,22 @@ export async function importFeedback(o: ImportOptions): Promise<FeedbackImportRe
     lastError = null;
   };
   let stoppedBy: string | null = null;
+  const retentionDays = o.eventsRetentionDays ?? DEFAULT_FEEDBACK_EVENTS_RETENTION_DAYS;
+  const reject = (where: string, problem: string): void => {
+    rejected++;
+    lastError = `${where}: ${problem}`;
+    if (problems.length < PROBLEMS_KEPT) problems.push({ where, problem });
+  };
   try {
     for await (const piece of o.pieces) {
       if ('problem' in piece) {
-        rejected++;
-        lastError = `${piece.where}: ${piece.problem}`;
-        if (problems.length < PROBLEMS_KEPT) problems.push({ where: piece.where, problem: piece.problem });
+        reject(piece.where, piece.problem);
       } else {
-        events.push(...piece.events);
+        const cutoff = feedbackEventCutoff(o.now(), retentionDays);
+        for (const event of piece.events) {
+          if (isPastRetention(event, cutoff)) reject(piece.where, pastRetentionProblem(retentionDays));
+          else events.push(event);
+        }
       }
       if (events.length >= size || rejected >= size) await flush();
     }

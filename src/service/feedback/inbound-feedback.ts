@@ -1,21 +1,24 @@
 /**
  * Events a provider posts to `/feedback/{source}/{token}` (docs/feedback.md): the token names the
  * account and the source; the provider's own signature is checked where it signs (SNS for SES,
- * SendGrid, Mailgun; Postmark's basic auth when set), and what does not verify is refused and noted
- * on the source (the dashboard shows it). Verified events are recorded once each, by the
+ * SendGrid, Mailgun; Postmark's basic auth when set), and so is the time the provider signed with
+ * it (signed-time.ts: a delivery signed too long ago is a replay); what does not verify is refused
+ * and noted on the source (the dashboard shows it). Verified events are recorded once each, by the
  * provider's event id, so a provider's retry of a delivery adds nothing.
  */
 import type { Logger } from '../../logger.js';
 import type { FeedbackRole } from '../../store/backend.js';
-import { readMailgunEvent, mailgunSignatureProblem } from '../../feedback/providers/mailgun.js';
+import { mailgunSignedTime, readMailgunEvent, mailgunSignatureProblem } from '../../feedback/providers/mailgun.js';
 import { readPostmarkRecord, postmarkAuthProblem } from '../../feedback/providers/postmark.js';
 import { parseJson } from '../../feedback/providers/provider-events.js';
 import type { ProviderReading } from '../../feedback/providers/provider-events.js';
-import { readSendgridEvents, sendgridSignatureProblem } from '../../feedback/providers/sendgrid.js';
+import { readSendgridEvents, SENDGRID_TIMESTAMP, sendgridSignatureProblem } from '../../feedback/providers/sendgrid.js';
+import { signedTimeProblem, unixSecondsToMs } from '../../feedback/providers/signed-time.js';
 import { readSesNotification } from '../../feedback/providers/ses.js';
 import { isSnsUrl, readSnsMessage, snsSignatureProblem } from '../../feedback/providers/sns.js';
 import type { CertificateFetch } from '../../feedback/providers/sns.js';
 import { isWebhookSource, sourceOfToken } from './source-tokens.js';
+import { feedbackEventCutoff, isPastRetention } from '../../feedback/event-retention.js';
 import type { WebhookSource } from './source-tokens.js';
 
 export interface InboundFeedbackOptions {
@@ -24,6 +27,10 @@ export interface InboundFeedbackOptions {
   fetchCertificate: CertificateFetch;
   /** Visits an SNS SubscribeURL, which confirms the subscription (pluggable for tests). */
   confirmSubscription: (url: string) => Promise<void>;
+  /** How far from now a provider's signed time may be (PRESEND_FEEDBACK_SIGNATURE_MAX_AGE_S). */
+  signatureMaxAgeS: number;
+  /** PRESEND_FEEDBACK_EVENTS_RETENTION_DAYS: an older event is ignored (it may have been taken and purged already). */
+  eventsRetentionDays: number;
   now: () => Date;
   log: Logger;
 }
@@ -48,15 +55,17 @@ const unreadable = (message: string): Checked => ({ ok: false, status: 400, mess
 const unverified = (message: string): Checked => ({ ok: false, status: 401, message });
 
 async function check(o: InboundFeedbackOptions, source: WebhookSource, d: InboundDelivery, verifyKey: string | null): Promise<Checked> {
+  // Asked only once the signature verified: the time is one the provider signed, not one anybody wrote.
+  const stale = (provider: string, signedAtMs: number) => signedTimeProblem(provider, signedAtMs, o.now(), o.signatureMaxAgeS);
   switch (source) {
     case 'sendgrid': {
-      const problem = sendgridSignatureProblem(d.body, d.headers, verifyKey);
+      const problem = sendgridSignatureProblem(d.body, d.headers, verifyKey) ?? stale('SendGrid', unixSecondsToMs(d.headers[SENDGRID_TIMESTAMP]));
       return problem ? unverified(problem) : { ok: true, reading: readSendgridEvents(d.body) };
     }
     case 'mailgun': {
       const body = parseJson(d.body);
       if (body === undefined) return unreadable('the body is not JSON');
-      const problem = mailgunSignatureProblem(body, verifyKey);
+      const problem = mailgunSignatureProblem(body, verifyKey) ?? stale('Mailgun', unixSecondsToMs(mailgunSignedTime(body)));
       return problem ? unverified(problem) : { ok: true, reading: readMailgunEvent(body) };
     }
     case 'postmark': {
@@ -68,7 +77,7 @@ async function check(o: InboundFeedbackOptions, source: WebhookSource, d: Inboun
     case 'ses': {
       const message = readSnsMessage(parseJson(d.body));
       if (!message) return unreadable('the body is not an SNS message');
-      const problem = await snsSignatureProblem(message, o.fetchCertificate);
+      const problem = (await snsSignatureProblem(message, o.fetchCertificate)) ?? stale('SNS', Date.parse(message.Timestamp));
       if (problem) return unverified(problem);
       // A verify key pins the topic: another topic's messages, however well signed, are not this account's.
       if (verifyKey && message.TopicArn !== verifyKey) return unverified(`the SNS topic ${message.TopicArn} is not the one set for this source`);
@@ -101,8 +110,10 @@ export async function receiveFeedback(o: InboundFeedbackOptions, d: InboundDeliv
     return { kind: 'refused', status: checked.status, message: checked.message };
   }
   const reading = checked.reading as Extract<ProviderReading, { ok: true }>;
-  const outcome = reading.events.length > 0 ? await o.feedback.record({ accountId: found.accountId, source: d.source, events: reading.events, now: o.now() }) : { recorded: 0, duplicates: 0 };
-  return { kind: 'accepted', ...outcome, ignored: reading.ignored, ...(checked.confirmed ? { confirmed: true } : {}) };
+  const cutoff = feedbackEventCutoff(o.now(), o.eventsRetentionDays);
+  const events = reading.events.filter((e) => !isPastRetention(e, cutoff));
+  const outcome = events.length > 0 ? await o.feedback.record({ accountId: found.accountId, source: d.source, events, now: o.now() }) : { recorded: 0, duplicates: 0 };
+  return { kind: 'accepted', ...outcome, ignored: reading.ignored + reading.events.length - events.length, ...(checked.confirmed ? { confirmed: true } : {}) };
 }
 
 /** The default SubscribeURL visit: a GET with a short timeout. */

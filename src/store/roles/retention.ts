@@ -1,6 +1,6 @@
 /**
  * Role: retention (docs/design.md §4): requests past their retention, old finished checks, expired
- * idempotency records, failed list imports and old failed sign-ins are deleted.
+ * idempotency records, failed list imports, old failed sign-ins and old feedback events are deleted.
  *
  * In small transactions: one DELETE of millions of rows held the database (SQLite: the whole
  * file) for tens of seconds, stalling every request and failing some with `database is locked`.
@@ -12,6 +12,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { RetentionRole } from '../backend.js';
 import { addDays } from '../billing-rules.js';
 import type { Db } from '../sql.js';
+import { DEFAULT_FEEDBACK_EVENTS_RETENTION_DAYS, feedbackEventCutoff } from '../../feedback/event-retention.js';
 
 const DEFAULT_CHUNK = 2_000;
 
@@ -62,8 +63,21 @@ export function retentionRole(db: Db, purgeEngineState: () => Promise<void>): Re
       );
       const failedLists = await purgeFailedLists(db, now, verificationRetentionDays, chunk, inChunks);
       const signInFailures = await purgeSignInFailures(db, now, chunk, inChunks);
+      // By the time each happened, the cutoff feedback imports and deliveries refuse older events by
+      // (src/feedback/event-retention.ts); the address summaries they were folded into stay.
+      const eventCutoff = feedbackEventCutoff(now, options.feedbackEventsRetentionDays ?? DEFAULT_FEEDBACK_EVENTS_RETENTION_DAYS);
+      const feedbackEvents = await inChunks(chunk, () =>
+        db.write((tx) =>
+          Promise.resolve(
+            tx.run(
+              'DELETE FROM feedback_events WHERE (account_id, source, event_id) IN (SELECT account_id, source, event_id FROM feedback_events WHERE occurred_at <= ? LIMIT ?)',
+              [eventCutoff, chunk],
+            ),
+          ),
+        ),
+      );
       await purgeEngineState();
-      return { requests, verifications, idempotencyRecords, failedLists, signInFailures };
+      return { requests, verifications, idempotencyRecords, failedLists, signInFailures, feedbackEvents };
     },
   };
 }

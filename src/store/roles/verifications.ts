@@ -16,7 +16,7 @@ import type { BulkWrites } from './dialect-parts.js';
 import { openHistories } from './history.js';
 import { claimIdempotency, peekIdempotency, retargetIdempotency } from './idempotency.js';
 import { hold, moveCredits } from './ledger.js';
-import { announceAnsweredCheck } from './webhook-outbox.js';
+import { announceAnsweredCheck, announceFailedCheck } from './webhook-outbox.js';
 
 async function load(tx: Tx, id: string, lock = false): Promise<VerificationRow | undefined> {
   return tx.get<VerificationRow>(`SELECT * FROM verifications WHERE id = ?${lock ? tx.dialect.forUpdate() : ''}`, [id]);
@@ -50,7 +50,10 @@ async function failLocked(tx: Tx, bulk: BulkWrites, row: VerificationRow, now: D
     now,
     row.id,
   ]);
-  return toVerificationRecord(updated as VerificationRow);
+  const failed = toVerificationRecord(updated as VerificationRow);
+  // A caller told 202 waits for an event: its check's end is announced even when that end is a failure.
+  if (row.resumable) await announceFailedCheck(tx, failed, row.answered_request_id ?? null, now);
+  return failed;
 }
 
 export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
@@ -138,8 +141,8 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
         return stale.length;
       }),
 
-    // A check that completed between the caller's timeout and this write was never announced by
-    // `complete` (it was not resumable yet): its caller is told 202 all the same, so it is announced here.
+    // A check that ended between the caller's timeout and this write was never announced by
+    // `complete` or `fail` (it was not resumable yet): its caller is told 202 all the same, so it is announced here.
     markResumable: (id, answeredAs) =>
       db.write(async (tx) => {
         const answered = answeredAs ?? null;
@@ -147,6 +150,8 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
         const row = await load(tx, id);
         if (row?.state === 'completed' && row.result_json) {
           await announceAnsweredCheck(tx, toVerificationRecord(row), answered, JSON.parse(row.result_json) as StoredResult, new Date());
+        } else if (row?.state === 'failed') {
+          await announceFailedCheck(tx, toVerificationRecord(row), answered, new Date());
         }
       }),
 

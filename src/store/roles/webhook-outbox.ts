@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../sql.js';
 import { timeOrderedId } from '../time-ordered-id.js';
 import type { StoredResult, VerificationRecord } from '../store.js';
-import { verificationEventPayload } from '../webhook-records.js';
+import { verificationEventPayload, verificationFailedPayload } from '../webhook-records.js';
 import type { WebhookEventType } from '../webhook-records.js';
 
 /** A message id as Standard Webhooks shows them (`msg_…`): no `.`, so `id.timestamp.body` splits one way only. */
@@ -55,4 +55,10 @@ export async function insertDelivery(tx: Tx, eventId: string, endpointId: string
 export async function announceAnsweredCheck(tx: Tx, check: VerificationRecord, requestId: string | null, result: StoredResult, now: Date): Promise<void> {
   const payload = verificationEventPayload({ engineJobId: check.id, requestId, email: check.email, sandbox: !check.billable, result, at: now });
   await enqueueWebhookEvent(tx, { accountId: check.accountId, type: 'verification.completed', subject: check.id, payload, now });
+}
+
+/** `verification.failed` for a check whose caller was answered 202 and that ended failed instead (once per check, as above). */
+export async function announceFailedCheck(tx: Tx, check: VerificationRecord, requestId: string | null, now: Date): Promise<void> {
+  const payload = verificationFailedPayload({ engineJobId: check.id, requestId, email: check.email, sandbox: !check.billable, at: now });
+  await enqueueWebhookEvent(tx, { accountId: check.accountId, type: 'verification.failed', subject: check.id, payload, now });
 }

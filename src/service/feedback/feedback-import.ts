@@ -3,6 +3,9 @@
  * Maildir), read as a stream and recorded in chunks. Each chunk is one transaction of the store
  * with the import's counts, and every event carries its own id, so an import stopped half-way (a
  * crash, a kill) leaves whole chunks behind, and running it again adds only what is missing.
+ * The import is leased to the process reading it (kind `feedbackImport`, renewed by its lease
+ * keeper): one killed half-way lets the lease lapse and is marked failed by the next serving
+ * process's keeper, never left `running`; one whose lease is lost stops reading.
  * Rows and messages that cannot be read are counted and reported with their line or position.
  */
 import { stat } from 'node:fs/promises';
@@ -12,6 +15,7 @@ import { readCsvEvents } from '../../feedback/csv-events.js';
 import { readDsn } from '../../feedback/dsn.js';
 import type { FeedbackEvent } from '../../feedback/events.js';
 import { readMailItems } from '../../feedback/mail-sources.js';
+import type { LeaseKeeper } from '../leases/lease-keeper.js';
 
 export const IMPORT_CHUNK_EVENTS = 500;
 /** Problems kept for the report; past it they are only counted. */
@@ -61,10 +65,22 @@ export interface ImportOptions {
   pieces: AsyncIterable<FeedbackPiece>;
   now: () => Date;
   chunkEvents?: number;
+  /** The process's lease keeper: the import is leased while it runs. None: not leased (it cannot lapse). */
+  keeper?: LeaseKeeper;
 }
 
 export async function importFeedback(o: ImportOptions): Promise<FeedbackImportReport> {
-  const importId = await o.feedback.startImport({ accountId: o.accountId, source: o.source, name: o.name, now: o.now() });
+  const importId = await o.feedback.startImport({ accountId: o.accountId, source: o.source, name: o.name, now: o.now(), ...(o.keeper ? { lease: o.keeper.grant() } : {}) });
+  const lease = o.keeper?.hold('feedbackImport', importId);
+  try {
+    return await readInto(o, importId, lease);
+  } finally {
+    o.keeper?.drop('feedbackImport', [importId]);
+  }
+}
+
+/** Records the pieces in chunks while the lease is held; the import ends completed, or failed when the file stopped being readable or the lease was lost. */
+async function readInto(o: ImportOptions, importId: string, lease: AbortSignal | undefined): Promise<FeedbackImportReport> {
   const size = o.chunkEvents ?? IMPORT_CHUNK_EVENTS;
   const problems: FeedbackImportReport['problems'] = [];
   let events: FeedbackEvent[] = [];
@@ -80,6 +96,8 @@ export async function importFeedback(o: ImportOptions): Promise<FeedbackImportRe
   let stoppedBy: string | null = null;
   try {
     for await (const piece of o.pieces) {
+      // Another process ended this import (its lease lapsed while this one stalled): what was recorded stays.
+      if (lease?.aborted) throw lease.reason;
       if ('problem' in piece) {
         rejected++;
         lastError = `${piece.where}: ${piece.problem}`;
@@ -93,7 +111,7 @@ export async function importFeedback(o: ImportOptions): Promise<FeedbackImportRe
     // The file cannot be read on (an unclosed quote, a read error): what was read before is kept.
     stoppedBy = err instanceof Error ? err.message : String(err);
   }
-  await flush();
+  if (!lease?.aborted) await flush();
   const finished = await o.feedback.finishImport(importId, stoppedBy ? 'failed' : 'completed', o.now());
   return { import: finished, problems, stoppedBy };
 }

@@ -5,6 +5,7 @@
  * (it opens the backend and the engines from the config); `startServer` is the part tests
  * drive with their own backend and engines. The worker's wiring is beside it (worker.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { PresendConfig } from '../config.js';
 import { createLogger } from '../logger.js';
@@ -23,6 +24,7 @@ import { loadEngines } from '../service/engines/load-engines.js';
 import { ProberHealthMonitor } from '../service/prober-health/monitor.js';
 import type { Engines } from '../service/engines/engines.js';
 import { buildApp } from '../api/app.js';
+import { LeaseKeeper, systemClock } from '../service/leases/lease-keeper.js';
 import { dashboardPlugin } from '../dashboard/plugin.js';
 import { OwnerAuth } from '../service/owners/owner-sign-in.js';
 import { KeyUsageRecorder } from '../service/keys/key-usage.js';
@@ -74,9 +76,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Verifications still "running" this long after they started belong to a process that died. */
-const STALE_VERIFICATION_MS = 60 * 60 * 1000;
-
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config, engines } = options;
   const now = options.now ?? (() => new Date());
@@ -88,9 +87,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(engines.live.egressStats ? { egress: () => engines.live.egressStats?.() ?? null } : {}),
   });
   let shuttingDown = false;
+  // The one keeper of this process's leases: checks, the embedded worker's items, list fills and
+  // imports; it also takes over the work other processes left when they died.
+  const keeper = new LeaseKeeper({
+    leases: backend.leases,
+    leaseMs: config.leaseMs,
+    owner: `${config.workerId}#${randomUUID()}`,
+    clock: systemClock(now),
+    log: logger.child({ part: 'leases' }),
+  });
+  // A feedback import whose process died (`presend feedback import` killed) ends failed.
+  keeper.endLapsed('feedbackImport');
 
   const verify = new VerifyService({
     verifications: backend.verifications,
+    leases: backend.leases,
+    keeper,
     policies: backend.policies,
     feedback: backend.feedback,
     engines,
@@ -105,7 +117,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     now,
     log: logger.child({ part: 'verify' }),
   });
-  const filler = new ListBatchFiller(listBatchFillerOptions(config, backend, logger.child({ part: 'list-fill' }), now));
+  const filler = new ListBatchFiller(listBatchFillerOptions(config, backend, logger.child({ part: 'list-fill' }), now, keeper));
   const batches = new BatchService({
     batches: backend.batches,
     lists: backend.lists,
@@ -142,7 +154,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     connectionCaps: { total: config.maxConnections, perClient: config.maxConnectionsPerClient },
   });
   // The owners' dashboard (docs/design.md §7): pages over the same services; no route under /v1.
-  const uploads = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, now, log: logger.child({ part: 'dashboard' }), leaseMs: config.leaseMs, maxEntries: config.listMaxEntries, tableLimits: config.tableLimits });
+  const uploads = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, leases: backend.leases, keeper, now, log: logger.child({ part: 'dashboard' }), leaseMs: config.leaseMs, maxEntries: config.listMaxEntries, tableLimits: config.tableLimits });
   await app.register(dashboardPlugin, {
     prefix: '/dashboard',
     backend,
@@ -171,7 +183,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let worker: BatchRunner | null = null;
   if (options.worker !== false) {
     const tuning = typeof options.worker === 'object' ? options.worker : {};
-    worker = new BatchRunner({ ...batchRunnerOptions(config, backend, engines, logger.child({ part: 'worker' })), metrics, now, ...tuning });
+    worker = new BatchRunner({ ...batchRunnerOptions(config, backend, engines, logger.child({ part: 'worker' }), keeper), metrics, now, ...tuning });
   }
 
   // Every serving node sends webhooks; the store's leases hand each delivery to one of them.
@@ -188,13 +200,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const housekeeping = async () => {
     try {
       const t = now();
-      await backend.verifications.failStale(new Date(t.getTime() - STALE_VERIFICATION_MS), t);
-      // Uploaded files whose import's node died run again from their stored copy; other list
-      // imports whose process died (kill -9 of `presend lists import`) end failed.
-      const resumed = await uploads.resumeLapsedImports();
-      if (resumed > 0) app.log.warn({ lists: resumed }, 'list imports whose process stopped were resumed from their stored files');
-      const lapsed = await backend.lists.failLapsedImports(t);
-      if (lapsed > 0) app.log.warn({ lists: lapsed }, 'list imports whose process stopped were marked failed');
+      // Work whose process died is taken over or ended by the lease keeper's rounds.
       const purged = await backend.retention.purgeExpired(t, config.retentionDays, { chunk: config.purgeChunk, feedbackEventsRetentionDays: config.feedbackEventsRetentionDays });
       if (purged.requests > 0 || purged.failedLists > 0 || purged.feedbackEvents > 0) app.log.info(purged, 'retention purge');
       await backend.webhooks.purgeFinished(new Date(t.getTime() - config.retentionDays * 86_400_000));
@@ -210,6 +216,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   worker?.start();
   filler.start();
   verify.start();
+  uploads.start();
+  keeper.start();
   webhooks.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -225,6 +233,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       stopAccepting();
       clearInterval(purgeTimer);
       await Promise.allSettled([verify.drain(options.shutdownGraceMs ?? 10_000), app.close(), worker?.stop(), filler.stop(), webhooks.stop()]);
+      // After the work above handed back what it held: nothing is renewed any more.
+      await keeper.stop();
       await keyUsage.close();
       await closeEngines(engines);
       await backend.close();

@@ -6,6 +6,7 @@
  * start-up health log.
  * The command (src/cli/commands/worker.ts) only parses flags and handles signals.
  */
+import { randomUUID } from 'node:crypto';
 import type { PresendConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Backend } from '../store/backend.js';
@@ -16,6 +17,7 @@ import { loadEngines } from '../service/engines/load-engines.js';
 import { closeEngines } from '../service/engines/engines.js';
 import { ProberHealthMonitor } from '../service/prober-health/monitor.js';
 import { WebhookSender } from '../service/webhooks/webhook-sender.js';
+import { LeaseKeeper } from '../service/leases/lease-keeper.js';
 
 export interface RunningWorker {
   /** This worker's lease owner id (in its log lines and the queue's rows). */
@@ -29,9 +31,11 @@ export async function startWorker(config: PresendConfig, logger: Logger): Promis
   const backend = await openBackend(config.databaseUrl, { config, longRunning: true, log: logger });
   // The engine's session limiter and facts cache come from the backend: shared with every other worker on PostgreSQL.
   const engines = loadEngines(config, backend.engineState);
-  const worker = new BatchRunner(batchRunnerOptions(config, backend, engines, logger.child({ part: 'worker' })));
+  // The one keeper of this process's leases (its items, the fills it runs or takes over).
+  const keeper = new LeaseKeeper({ leases: backend.leases, leaseMs: config.leaseMs, owner: `${config.workerId}#${randomUUID()}`, log: logger.child({ part: 'leases' }) });
+  const worker = new BatchRunner(batchRunnerOptions(config, backend, engines, logger.child({ part: 'worker' }), keeper));
   worker.start();
-  const filler = new ListBatchFiller(listBatchFillerOptions(config, backend, logger.child({ part: 'list-fill' })));
+  const filler = new ListBatchFiller(listBatchFillerOptions(config, backend, logger.child({ part: 'list-fill' }), undefined, keeper));
   filler.start();
   // Every process of the scale-out sends webhooks; the store's leases hand each delivery to one of them.
   const webhooks = new WebhookSender({
@@ -42,6 +46,7 @@ export async function startWorker(config: PresendConfig, logger: Logger): Promis
     log: logger.child({ part: 'webhooks' }),
   });
   webhooks.start();
+  keeper.start();
   // The prober's cheap health checks in the start-up log (then again when what is wrong changes).
   const proberHealth = engines.liveChecksOff === undefined ? new ProberHealthMonitor(config, logger.child({ part: 'prober-health' })) : null;
   proberHealth?.start();
@@ -50,6 +55,7 @@ export async function startWorker(config: PresendConfig, logger: Logger): Promis
     closing ??= (async () => {
       proberHealth?.stop();
       await Promise.all([worker.stop(), filler.stop(), webhooks.stop()]);
+      await keeper.stop();
       await closeEngines(engines);
       await backend.close();
     })();

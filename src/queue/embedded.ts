@@ -14,7 +14,6 @@ export class EmbeddedWakeUps implements WakeUps {
   }
 
   /** The worker that saw the greylisting wakes itself when the recheck is due (src/service/batches/batch-runner.ts). */
-  async scheduleRecheck(): Promise<void> {}
 
   async close(): Promise<void> {
     this.wakeups.release();

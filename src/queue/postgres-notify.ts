@@ -48,7 +48,6 @@ export class NotifyWakeUps implements WakeUps {
     return this.wakeups.wait(signal, maxWaitMs, this.closed);
   }
 
-  async scheduleRecheck(): Promise<void> {}
 
   /** Resolves once this process LISTENs (tests: a publish after it is heard). */
   async listening(): Promise<void> {

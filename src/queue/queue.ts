@@ -9,7 +9,5 @@ export interface WakeUps {
   publish(requestId: string): Promise<void>;
   /** Resolves when work may be available: a publish, `maxWaitMs` elapsed, or `signal` aborted. */
   waitForWork(signal: AbortSignal, maxWaitMs: number): Promise<void>;
-  /** Wake the workers of `affinity` at `at`, when a greylisting recheck is due. */
-  scheduleRecheck(affinity: string, at: Date): Promise<void>;
   close(): Promise<void>;
 }

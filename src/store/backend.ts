@@ -22,6 +22,7 @@
  */
 import type { AddressRecord, FeedbackImport, FeedbackLookup, FeedbackSourceStatus, RecordFeedbackInput, RecordFeedbackOutcome } from './feedback-records.js';
 import type { FactsCache, RoutePauses, SessionLimiter } from '../core/ports.js';
+import type { LeasesRole } from './roles/leases.js';
 import type {
   Account,
   ApiKeyRecord,
@@ -35,6 +36,7 @@ import type {
   ItemResultInput,
   ItemResultOutcome,
   KeyMode,
+  LeaseGrant,
   ListRecord,
   NewBatchItem,
   PurgeOutcome,
@@ -94,21 +96,12 @@ export interface VerificationsRole {
   get(accountId: string, verificationId: string): Promise<VerificationRecord | null>;
   /** What `start` would say of a replay, read only: the check a live Idempotency-Key names, a mismatch, or null (start would create). */
   findReplay(input: { accountId: string; idempotency: IdempotencyClaim; now: Date }): Promise<Extract<StartVerificationOutcome, { kind: 'replay' | 'idempotency_mismatch' }> | null>;
-  /** Checks still running since before `olderThan` (their process died long ago): fail and release. */
-  failStale(olderThan: Date, now: Date): Promise<number>;
   /**
    * A caller was told the check goes on (202): resumed, not failed, if its process dies.
    * `answeredAs`: the 202's requestId (the first one kept), repeated by its `verification.completed`
    * event — written now if the check completed before this call (docs/webhooks.md).
    */
   markResumable(verificationId: string, answeredAs?: string): Promise<void>;
-  /** Extends the leases of checks this process is still running. */
-  renewLeases(verificationIds: readonly string[], until: Date): Promise<void>;
-  /**
-   * Takes over running checks whose lease lapsed, at most `limit`, oldest first; two callers never
-   * take the same one. Lapsed checks that were never marked resumable are failed and released instead.
-   */
-  claimAbandoned(input: { now: Date; leaseExpiresAt: Date; limit: number }): Promise<VerificationRecord[]>;
 }
 
 /** Batch requests and their results (`POST /v1/requests`, `GET /v1/requests/{id}[/results]`). */
@@ -129,25 +122,16 @@ export interface BatchesRole {
 
 /** Stored lists (`presend lists import`, `POST /v1/requests {listId}`). */
 export interface ListsRole {
-  /** `leaseUntil`: the import's lease (renewed by each append); without it the list is never failed as lapsed. */
-  createList(input: { accountId: string; name: string | null; now: Date; leaseUntil?: Date }): Promise<ListRecord>;
+  /** `lease`: the importing process's lease (renewed by its keeper, LeasesRole); without one the list is never failed as lapsed. */
+  createList(input: { accountId: string; name: string | null; now: Date; lease?: LeaseGrant }): Promise<ListRecord>;
   /**
-   * Appends a chunk (and renews the lease to `leaseUntil` when given); throws when the list is no
-   * longer importing. `at`: the position the chunk must start at — when another run has moved the
+   * Appends a chunk; throws when the list is no longer importing. `at`: the position the chunk must start at — when another run has moved the
    * list on or ended it meanwhile (an import taken over after a stall), it throws `ImportTakenOver`
    * and appends nothing.
    */
-  appendListEntries(listId: string, emails: readonly string[], leaseUntil?: Date, at?: number): Promise<void>;
+  appendListEntries(listId: string, emails: readonly string[], at?: number): Promise<void>;
   /** Ends an import still under way; a list already ended stays as it is (asked to fail: returned as it is; asked to be ready: throws). */
   finishListImport(listId: string, state: 'ready' | 'failed'): Promise<ListRecord>;
-  /** Extends the lease of an import still under way (an upload whose owner just picked the column). */
-  renewImportLease(listId: string, leaseUntil: Date): Promise<void>;
-  /**
-   * Marks `failed` every import whose lease ran out before `now` (its process died); returns how
-   * many. An import from a stored file that a serving process can still take over
-   * (ListFilesRole.takeLapsedImport) is left to it.
-   */
-  failLapsedImports(now: Date): Promise<number>;
   /** Null for an unknown list or one of another account. */
   getList(accountId: string, listId: string): Promise<ListRecord | null>;
   /** The entries at positions [fromPosition, fromPosition + limit), in import order (a list's positions run 0 … entries − 1). */
@@ -156,7 +140,7 @@ export interface ListsRole {
    * Imports a list: created `importing`, its entries appended chunk by chunk as they come, then
    * `ready`. An empty import, one longer than `maxEntries`, or one whose entries fail to arrive,
    * ends `failed` and throws `ListImportFailed` (src/store/roles/lists.ts) naming the list.
-   * `leaseMs`: each chunk renews the import's lease by this much.
+   * `lease`: the importing process's lease, handed to its keeper by `onCreated`.
    */
   importList(input: {
     accountId: string;
@@ -164,23 +148,22 @@ export interface ListsRole {
     now: Date;
     entries: AsyncIterable<readonly string[]> | Iterable<readonly string[]>;
     maxEntries?: number;
-    leaseMs?: number;
+    lease?: LeaseGrant;
+    onCreated?(list: ListRecord): void;
   }): Promise<ListRecord>;
 }
 
 /**
  * Batches over stored lists (src/store/roles/list-batches.ts): the request is created at once by
  * BatchesRole.create with its count and no items; its items are then copied from the list in
- * bounded chunks, each its own transaction, under a lease renewed by each chunk, so another
+ * bounded chunks, each its own transaction, under a lease (LeasesRole, kind `listFill`), so another
  * process (or the next start) resumes a fill whose process died.
  */
 export interface ListBatchesRole {
-  /** Takes over the fill of one request whose lease ran out (or was never taken), leased until `leaseUntil`; null when none. */
-  takeLapsedFill(now: Date, leaseUntil: Date): Promise<{ requestId: string; listId: string; position: number } | null>;
   /**
    * Writes the items of list positions [from, next): `items` are this chunk's unique entries;
-   * those already in the request (a duplicate of an earlier chunk) are skipped. Renews the lease;
-   * `done` ends the fill (and finalizes the request if its items are all final). 'lost' when the
+   * those already in the request (a duplicate of an earlier chunk) are skipped.
+   * `done` ends the fill and its lease (and finalizes the request if its items are all final). 'lost' when the
    * fill is no longer at `from` (another process took it over): nothing was written.
    */
   writeFillChunk(input: {
@@ -189,7 +172,6 @@ export interface ListBatchesRole {
     next: number;
     done: boolean;
     items: readonly NewBatchItem[];
-    leaseUntil: Date;
     now: Date;
     retentionDays: number;
   }): Promise<'written' | 'lost'>;
@@ -201,8 +183,9 @@ export interface RateLimitsRole {
 }
 
 /**
- * The work queue of batch items: leases in the store, plus wake-ups so an idle worker hears of
- * new work at once instead of at its next poll.
+ * The work queue of batch items: the claim that leases them, plus wake-ups so an idle worker
+ * hears of new work at once instead of at its next poll. Their leases are renewed and handed back
+ * through LeasesRole (kind `item`).
  */
 export interface WorkQueueRole {
   /**
@@ -211,18 +194,12 @@ export interface WorkQueueRole {
    * ones whose lease expired (a crashed worker). Moves their requests to `running`.
    */
   claim(input: ClaimInput): Promise<ClaimedItem[]>;
-  /** Extends the leases `owner` holds; returns the ids it no longer holds (taken over or finished elsewhere). */
-  renewLeases(owner: string, itemIds: readonly number[], until: Date): Promise<number[]>;
-  /** Hands unfinished items back (graceful shutdown). */
-  release(owner: string, itemIds: readonly number[]): Promise<void>;
   /** Items not yet final over all requests (metrics). */
   depth(): Promise<number>;
   /** A request with open items was created: wake the idle workers. */
   publish(requestId: string): Promise<void>;
   /** Resolves when work may be available: a publish, `maxWaitMs` elapsed, or `signal` aborted. */
   waitForWork(signal: AbortSignal, maxWaitMs: number): Promise<void>;
-  /** Wake the workers of `affinity` at `at`, when a greylisting recheck is due. */
-  scheduleRecheck(affinity: string, at: Date): Promise<void>;
 }
 
 /**
@@ -330,18 +307,10 @@ export interface ListFilesRole {
   appendFileChunk(listId: string, seq: number, base64: string): Promise<void>;
   describeFile(listId: string, input: { sizeBytes: number; layoutJson: string | null; columnChoices: ColumnChoice[] | null }): Promise<void>;
   /**
-   * Takes the pending column choice: true for the one caller that clears it (and may start the
-   * import), false when there was none (already chosen).
+   * Takes the pending column choice: true for the one caller that clears it (and starts the
+   * import, leased to it by `lease`), false when there was none (already chosen).
    */
-  takeColumnChoice(accountId: string, listId: string, layoutJson: string): Promise<boolean>;
-  /**
-   * Takes over one import that runs from its stored file (its column was picked) and whose lease
-   * lapsed before `now` (its process died), leased until `leaseUntil`: its bad rows are forgotten
-   * (the new run records them again) and its run is counted. Null when there is none, or when it
-   * has run `MAX_IMPORT_ATTEMPTS` times (src/store/roles/list-files.ts): `failLapsedImports`
-   * fails it then. `entries` are already in the list, in file order: the new run skips them.
-   */
-  takeLapsedImport(now: Date, leaseUntil: Date): Promise<{ listId: string; accountId: string; entries: number; layoutJson: string; sizeBytes: number } | null>;
+  takeColumnChoice(accountId: string, listId: string, layoutJson: string, lease: LeaseGrant): Promise<boolean>;
   /** Counts every bad row; keeps the first `keep` of a list in all. */
   recordBadRows(listId: string, rows: readonly BadRow[], keep: number): Promise<void>;
   recordImportError(listId: string, error: string, line: number | null): Promise<void>;
@@ -450,7 +419,9 @@ export interface FeedbackRole {
   lookup(keys: ReadonlyArray<{ accountId: string; email: string }>): Promise<FeedbackLookup>;
   /** One transaction: the events not seen before, the addresses' summaries, the import's and the source's counts. */
   record(input: RecordFeedbackInput): Promise<RecordFeedbackOutcome>;
-  startImport(input: { accountId: string; source: string; name: string; now: Date }): Promise<string>;
+  /** `lease`: the importing process's (LeasesRole, kind `feedbackImport`): one that lapses ends the import failed. */
+  startImport(input: { accountId: string; source: string; name: string; now: Date; lease?: LeaseGrant }): Promise<string>;
+  /** Ends an import still running; one already ended (its lease lapsed: failed) is returned as it is. */
   finishImport(id: string, state: 'completed' | 'failed', now: Date): Promise<FeedbackImport>;
   /** Newest first. */
   imports(accountId: string, limit: number): Promise<FeedbackImport[]>;
@@ -485,6 +456,8 @@ export interface Backend {
   readonly listBatches: ListBatchesRole;
   readonly rateLimits: RateLimitsRole;
   readonly work: WorkQueueRole;
+  /** Every kind of leased work (batch items, checks, list fills and imports, feedback imports): src/store/roles/leases.ts. */
+  readonly leases: LeasesRole;
   readonly engineState: EngineStateRole;
   readonly retention: RetentionRole;
   readonly users: UsersRole;

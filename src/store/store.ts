@@ -104,6 +104,13 @@ export interface StoredResult {
   providerFamily: string;
 }
 
+/** A lease as it is granted with the work it covers (a check started, a list created, …): src/store/roles/leases.ts. */
+export interface LeaseGrant {
+  /** The lease keeper of the process that holds it (src/service/leases/lease-keeper.ts). */
+  owner: string;
+  until: Date;
+}
+
 export interface StartVerificationInput {
   accountId: string;
   keyId: string;
@@ -112,8 +119,8 @@ export interface StartVerificationInput {
   billable: boolean;
   idempotency: IdempotencyClaim;
   now: Date;
-  /** Until when the creating process holds the check; renewed while it runs, resumed by another after. */
-  leaseExpiresAt: Date;
+  /** The creating process's lease on the check: renewed by its keeper while it runs, taken over by another node after. */
+  lease: LeaseGrant;
   /**
    * A result already known at creation (the sandbox answers without waiting): the check is
    * created completed, billed and recorded in the same transaction, as `completeVerification`
@@ -152,11 +159,11 @@ export interface CreateBatchInput {
   items: NewBatchItem[];
   /**
    * A batch over a stored list: created with `total` (the list's entries) and no items; its items
-   * are copied from the list afterwards (ListBatchesRole), the fill leased until this instant.
+   * are copied from the list afterwards (ListBatchesRole), the fill leased to the creating process.
    * A live key holds one credit per entry now; those of duplicates and invalid entries are
    * released as their chunks are written.
    */
-  fillFromList?: { leaseUntil: Date };
+  fillFromList?: { lease: LeaseGrant };
   /** The most unfinished items the account may have with this batch's (PRESEND_ACCOUNT_MAX_OUTSTANDING); no cap when absent. */
   maxOutstanding?: number;
   /** Live keys hold one credit per unique pending item; sandbox requests hold nothing. */

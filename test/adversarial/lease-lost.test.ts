@@ -3,7 +3,7 @@
  * list for the route) when the node running the check stalled past the check's lease and another
  * node, sweeping for abandoned checks, failed it. The stall is an engine that does not answer
  * until the test lets it; the other node is the sweep every serving process runs
- * (`claimAbandoned`), with a clock a lease and more ahead, as a node would see it once the
+ * (the lease keeper's takeover of lapsed checks, `leases.takeLapsed`), with a clock a lease and more ahead, as a node would see it once the
  * stalled node's renewals stopped. On both stores.
  */
 import { describe, test } from 'node:test';
@@ -47,7 +47,7 @@ function stallingEngine(): Engine & { stall(): { entered: Promise<void>; thaw():
 /** Another node's sweep for abandoned checks, a lease and more after the stalled node last renewed. */
 function sweepLater(h: Harness) {
   const later = new Date(Date.now() + 5 * LEASE_MS);
-  return h.backend.verifications.claimAbandoned({ now: later, leaseExpiresAt: new Date(later.getTime() + LEASE_MS), limit: 100 });
+  return h.backend.leases.takeLapsed('check', { owner: 'other-node#1', now: later, until: new Date(later.getTime() + LEASE_MS), limit: 100 });
 }
 
 for (const backend of BACKENDS) describe(`abuse: a check whose node stalls past its lease (${backend.name})`, { timeout: 120_000 }, () => {

@@ -86,7 +86,7 @@ describeOnEveryBackend('batches over large lists', (backend) => {
       listId: list.id,
       total: entries.length,
       items: [],
-      fillFromList: { leaseUntil: new Date(now.getTime() - 1) },
+      fillFromList: { lease: { owner: 'gone#1', until: new Date(now.getTime() - 1) } },
       billable: false,
       idempotency: idempotencyClaim('POST /v1/requests', 'test', newIdem(), { listId: list.id }, now),
       now,

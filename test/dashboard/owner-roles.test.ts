@@ -151,6 +151,7 @@ function suite(name: string, open: () => Promise<{ backend: Backend; close(): Pr
     test('a list file streams back byte for byte, keeps its first bad rows, hands its column choice to one caller and is deleted with its list', async () => {
       const list = await b.lists.createList({ accountId, name: 'leads.csv', now: at(100) });
       await b.listFiles.attachFile({ listId: list.id, accountId, fileName: 'leads.csv', uploadedBy: 'ann@example.com', now: at(100) });
+      const lease = { owner: 'node#1', until: at(60_000) };
       const parts = Array.from({ length: 40 }, (_, i) => Buffer.from(`chunk ${i} ` + 'x'.repeat(i * 7)));
       for (const [i, p] of parts.entries()) await b.listFiles.appendFileChunk(list.id, i, p.toString('base64'));
       const back: Buffer[] = [];
@@ -161,8 +162,8 @@ function suite(name: string, open: () => Promise<{ backend: Backend; close(): Pr
       await b.listFiles.describeFile(list.id, { sizeBytes: 1234, layoutJson: null, columnChoices: choices });
       assert.deepEqual((await b.listFiles.getFile(accountId, list.id))?.columnChoices, choices);
       assert.equal(await b.listFiles.getFile(otherAccountId, list.id), null);
-      assert.equal(await b.listFiles.takeColumnChoice(otherAccountId, list.id, '{}'), false);
-      const taken = await Promise.all([b.listFiles.takeColumnChoice(accountId, list.id, '{"c":2}'), b.listFiles.takeColumnChoice(accountId, list.id, '{"c":0}')]);
+      assert.equal(await b.listFiles.takeColumnChoice(otherAccountId, list.id, '{}', lease), false);
+      const taken = await Promise.all([b.listFiles.takeColumnChoice(accountId, list.id, '{"c":2}', lease), b.listFiles.takeColumnChoice(accountId, list.id, '{"c":0}', lease)]);
       assert.deepEqual(taken.sort(), [false, true], 'one caller takes the choice');
       assert.equal((await b.listFiles.getFile(accountId, list.id))?.columnChoices, null);
 
@@ -189,33 +190,33 @@ function suite(name: string, open: () => Promise<{ backend: Backend; close(): Pr
     });
 
     test('an import from a stored file whose node died is taken over by one caller, its bad rows forgotten, at most MAX_IMPORT_ATTEMPTS runs; then it fails like any lapsed import', async () => {
-      const list = await b.lists.createList({ accountId, name: 'resume.csv', now: at(200), leaseUntil: at(1_000) });
+      const list = await b.lists.createList({ accountId, name: 'resume.csv', now: at(200), lease: { owner: 'node#1', until: at(1_000) } });
       await b.listFiles.attachFile({ listId: list.id, accountId, fileName: 'resume.csv', uploadedBy: 'ann@example.com', now: at(200) });
       await b.listFiles.describeFile(list.id, { sizeBytes: 99, layoutJson: '{"layout":{}}', columnChoices: [{ index: 0, label: 'a', samples: [] }, { index: 1, label: 'b', samples: [] }] });
-      // Waiting for its column: nothing to run yet, and it lapses like any import.
-      assert.equal(await b.listFiles.takeLapsedImport(at(2_000), at(3_000)), null);
-      assert.equal(await b.listFiles.takeColumnChoice(accountId, list.id, '{"layout":{"emailColumn":1},"width":0}'), true);
-      await b.lists.appendListEntries(list.id, ['a@x.test', 'b@x.test'], at(5_000), 0);
+      // The column is picked in time: the import runs from the stored file, leased to the node that took the choice.
+      assert.equal(await b.listFiles.takeColumnChoice(accountId, list.id, '{"layout":{"emailColumn":1},"width":0}', { owner: 'node#1', until: at(5_000) }), true);
+      await b.lists.appendListEntries(list.id, ['a@x.test', 'b@x.test'], 0);
       await b.listFiles.recordBadRows(list.id, [{ line: 4, value: 'nope', problem: 'no @' }], 1_000);
-      // Its node died: the lease lapses. Housekeeping elsewhere leaves it to a serving node.
-      assert.equal(await b.lists.failLapsedImports(at(6_000)), 0);
+      // Its node died: the lease lapses. Ending lapsed imports leaves this one to a serving node.
+      assert.equal(await b.leases.endLapsed('listImport', at(6_000)), 0);
       assert.equal((await b.lists.getList(accountId, list.id))?.state, 'importing');
 
-      const [first, second] = await Promise.all([b.listFiles.takeLapsedImport(at(6_000), at(60_000)), b.listFiles.takeLapsedImport(at(6_000), at(60_000))]);
-      const taken = first ?? second;
-      assert.ok((first === null) !== (second === null), 'one caller takes it over');
-      assert.deepEqual(taken, { listId: list.id, accountId, entries: 2, layoutJson: '{"layout":{"emailColumn":1},"width":0}', sizeBytes: 99 });
+      const take = (owner: string, ms: number, untilMs: number) =>
+        b.leases.takeLapsed('listImport', { owner, now: at(ms), until: at(untilMs), limit: 10 }).then((taken) => taken.filter((t) => t.listId === list.id));
+      const [first, second] = await Promise.all([take('node#2', 6_000, 60_000), take('node#3', 6_000, 60_000)]);
+      assert.equal(first.length + second.length, 1, 'one caller takes it over');
+      assert.deepEqual([...first, ...second], [{ listId: list.id, accountId, entries: 2, layoutJson: '{"layout":{"emailColumn":1},"width":0}', sizeBytes: 99 }]);
       assert.equal((await b.listFiles.getFile(accountId, list.id))?.badRows, 0, 'the new run records the bad rows again');
       assert.deepEqual(await b.listFiles.badRows(list.id, 10), []);
+      assert.deepEqual(await b.leases.renew('listImport', 'node#1', [list.id], at(70_000)), [list.id], 'the first node, woken, is told it lost the import');
       // A chunk of the stalled first run, expected at position 0, lands nowhere; the new run's does.
-      await assert.rejects(b.lists.appendListEntries(list.id, ['a@x.test'], at(70_000), 0), (err: Error) => err.name === 'ImportTakenOver');
-      await b.lists.appendListEntries(list.id, ['c@x.test'], at(70_000), 2);
+      await assert.rejects(b.lists.appendListEntries(list.id, ['a@x.test'], 0), (err: Error) => err.name === 'ImportTakenOver');
+      await b.lists.appendListEntries(list.id, ['c@x.test'], 2);
       assert.equal((await b.lists.getList(accountId, list.id))?.entries, 3);
 
-      // Two more deaths: the third run is the last.
-      assert.ok(await b.listFiles.takeLapsedImport(at(80_000), at(90_000)));
-      assert.equal(await b.listFiles.takeLapsedImport(at(100_000), at(110_000)), null, `${MAX_IMPORT_ATTEMPTS} runs, no more`);
-      assert.equal(await b.lists.failLapsedImports(at(100_000)), 1);
+      // Two more deaths: the third run is the last; the next lapse ends it failed instead.
+      assert.equal((await take('node#4', 80_000, 90_000)).length, 1);
+      assert.deepEqual(await take('node#5', 100_000, 110_000), [], `${MAX_IMPORT_ATTEMPTS} runs, no more`);
       assert.equal((await b.lists.getList(accountId, list.id))?.state, 'failed');
       assert.match((await b.listFiles.getFile(accountId, list.id))?.error ?? '', /import the file again/);
     });

@@ -25,6 +25,7 @@ test('a runner whose lease another worker took over stops the item and writes no
   const sandbox = createSandboxEngine(undefined, { slowDelayMs: 600_000 });
   const runner = new BatchRunner({
     work: backend.work,
+    leases: backend.leases,
     batches: backend.batches,
     policies: backend.policies,
     engines: { live: sandbox, sandbox },
@@ -80,7 +81,7 @@ test('a runner whose lease another worker took over stops the item and writes no
     await backend.work.publish(next.request.id);
     await until('the runner finishes the next batch', async () => (await backend.batches.get(account.id, next.request.id))?.state === 'completed');
     await runner.stop();
-    assert.deepEqual(await backend.work.renewLeases('other#1', [taken.itemId], new Date(Date.now() + 600_000)), [], 'still the other worker’s: not handed back, not finished');
+    assert.deepEqual(await backend.leases.renew('item', 'other#1', [taken.itemId], new Date(Date.now() + 600_000)), [], 'still the other worker’s: not handed back, not finished');
     const view = await backend.batches.get(account.id, created.request.id);
     assert.deepEqual([view?.counters.pending, view?.counters.completed], [1, 0], 'no result written by the runner that lost it');
   } finally {

@@ -15,6 +15,7 @@ import { Readable, Writable } from 'node:stream';
 import { openBackend } from '../../src/store/open-backend.js';
 import type { Backend, ListsRole } from '../../src/store/backend.js';
 import { ListUploads } from '../../src/service/lists/list-uploads.js';
+import { LeaseKeeper } from '../../src/service/leases/lease-keeper.js';
 import { createLogger } from '../../src/logger.js';
 import { describeOnEveryBackend, openDatabase } from '../backends.js';
 import { startHarness } from '../api/harness.js';
@@ -66,7 +67,8 @@ function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>)
 
       const warnings: string[] = [];
       const log = createLogger('warn', new Writable({ write: (chunk: Buffer, _encoding, done) => (warnings.push(...chunk.toString().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg)), done()) }));
-      const firstNode = new ListUploads({ lists: freezingAtSecondChunk(backend.lists, frozen), listFiles: backend.listFiles, leaseMs: LEASE_MS, log });
+      // Its keeper is never started: frozen, it renews nothing.
+      const firstNode = new ListUploads({ lists: freezingAtSecondChunk(backend.lists, frozen), listFiles: backend.listFiles, leases: backend.leases, leaseMs: LEASE_MS, log });
       const uploaded = await firstNode.upload({ accountId: account.id, uploadedBy: 'ann@example.com', fileName: 'two.csv', name: null, stream: Readable.from([Buffer.from(file.csv)]) });
       assert.equal(uploaded.kind, 'needs_column');
       const listId = uploaded.list.id;
@@ -76,13 +78,18 @@ function cases(open: () => Promise<{ backend: Backend; drop(): Promise<void> }>)
       assert.equal(await firstNode.chooseColumn(account.id, listId, home.index), true);
       await until('the first chunk to be in', async () => ((await backend.lists.getList(account.id, listId))?.entries === 5_000 ? true : null));
 
-      // The lease lapses. Housekeeping that fails lapsed imports leaves this one to a serving node.
       // The lease lapses: the second node's clock is past it (an injected clock, not a sleep).
       const later = () => new Date(Date.now() + LEASE_MS * 2);
-      assert.equal(await backend.lists.failLapsedImports(later()), 0);
-      const secondNode = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, leaseMs: 60_000, now: later });
-      assert.equal(await secondNode.resumeLapsedImports(), 1);
-      assert.equal(await secondNode.resumeLapsedImports(), 0, 'taken over once');
+      // Ending lapsed imports leaves this one to a serving node.
+      assert.equal(await backend.leases.endLapsed('listImport', later()), 0);
+      // The second node's keeper ticks when the test says so.
+      const keeper = new LeaseKeeper({ leases: backend.leases, leaseMs: 60_000, owner: 'second#1', clock: { now: later, every: () => () => undefined }, log });
+      const secondNode = new ListUploads({ lists: backend.lists, listFiles: backend.listFiles, leases: backend.leases, keeper, now: later });
+      secondNode.start();
+      await keeper.tick();
+      assert.equal(keeper.holds('listImport', listId), true, 'taken over by the second node');
+      const third = await backend.leases.takeLapsed('listImport', { owner: 'third#1', now: later(), until: new Date(Date.now() + 60_000), limit: 10 });
+      assert.deepEqual(third, [], 'taken over once');
       const ready = await until('the list to be ready', async () => {
         const list = await backend.lists.getList(account.id, listId);
         return list?.state === 'ready' ? list : null;
@@ -130,7 +137,7 @@ describe('an uploaded list whose import node dies, and a serving process (SQLite
       const account = await backend.accounts.createAccount({ name: 'served', credits: 0, now: new Date() });
       assert.ok(account);
       const file = twoAddressColumns();
-      const firstNode = new ListUploads({ lists: freezingAtSecondChunk(backend.lists, frozen), listFiles: backend.listFiles, leaseMs: LEASE_MS });
+      const firstNode = new ListUploads({ lists: freezingAtSecondChunk(backend.lists, frozen), listFiles: backend.listFiles, leases: backend.leases, leaseMs: LEASE_MS });
       const uploaded = await firstNode.upload({ accountId: account.id, uploadedBy: 'ann@example.com', fileName: 'two.csv', name: null, stream: Readable.from([Buffer.from(file.csv)]) });
       const listId = uploaded.list.id;
       const home = (await backend.listFiles.getFile(account.id, listId))?.columnChoices?.find((c) => c.label === 'home email');
@@ -140,7 +147,7 @@ describe('an uploaded list whose import node dies, and a serving process (SQLite
       // Kept: `presend serve` reads the wall clock, so the lease must lapse in real time.
       await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 2));
 
-      // `presend serve` starting on the same store: its start-up housekeeping finds the import.
+      // `presend serve` starting on the same store: its lease keeper's first round finds the import.
       h = await startHarness({ env: { PRESEND_DATABASE_URL: url } });
       const ready = await until('the list to be ready', async () => {
         const list = await backend.lists.getList(account.id, listId);

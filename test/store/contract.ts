@@ -139,16 +139,16 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
     test('a verification holds one credit, debits it once for a verdict, and fills history from earlier checks', async () => {
       const a = await account(1);
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
-      const started = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
+      const started = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
       assert.equal(started.kind, 'created');
       if (started.kind !== 'created') return;
       assert.equal((await store.ledger.getBalance(a.id)).held, 1);
-      const short = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, key: unique('v') }, now: T0 });
+      const short = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, key: unique('v') }, now: T0 });
       assert.equal(short.kind, 'insufficient_credits');
-      const replay = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
+      const replay = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0 });
       assert.equal(replay.kind, 'replay');
       assert.equal(replay.kind === 'replay' && replay.verification.id, started.verification.id);
-      const other = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, bodyHash: 'c' }, now: T0 });
+      const other = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'x@h.test', billable: true, idempotency: { ...claim, bodyHash: 'c' }, now: T0 });
       assert.equal(other.kind, 'idempotency_mismatch');
       const r = await result('deliverable@h.test');
       const done = await store.verifications.complete({ verificationId: started.verification.id, result: r, now: at(1) });
@@ -156,7 +156,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.equal(done.result?.envelope.history, null);
       await store.verifications.complete({ verificationId: started.verification.id, result: r, now: at(2) });
       assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 1, held: 0, available: 0 });
-      const free = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@h.test', billable: false, idempotency: { ...claim, key: unique('v') }, now: at(3) });
+      const free = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'deliverable@h.test', billable: false, idempotency: { ...claim, key: unique('v') }, now: at(3) });
       assert.equal(free.kind, 'created');
       if (free.kind !== 'created') return;
       const second = await store.verifications.complete({ verificationId: free.verification.id, result: r, now: at(4) });
@@ -170,7 +170,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       const a = await account(2);
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
       const r = await result('deliverable@h.test');
-      const input = { accountId: a.id, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0, leaseExpiresAt: LEASE, result: r };
+      const input = { accountId: a.id, keyId: a.keyId, email: 'deliverable@h.test', billable: true, idempotency: claim, now: T0, lease: { owner: 'test#1', until: LEASE }, result: r };
       const started = await store.verifications.start(input);
       assert.equal(started.kind, 'created');
       if (started.kind !== 'created') return;
@@ -188,7 +188,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       const a = await account(4);
       const start = async (email: string, lease: Date) => {
         const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
-        const s = await store.verifications.start({ accountId: a.id, keyId: a.keyId, email, billable: true, idempotency: claim, now: T0, leaseExpiresAt: lease });
+        const s = await store.verifications.start({ accountId: a.id, keyId: a.keyId, email, billable: true, idempotency: claim, now: T0, lease: { owner: 'test#1', until: lease } });
         assert.equal(s.kind, 'created');
         return s.kind === 'created' ? s.verification.id : '';
       };
@@ -201,9 +201,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       const unanswered = await start('unknown@lease.test', new Date(past.getTime() + 1000));
       for (const id of [abandoned, renewed]) await store.verifications.markResumable(id);
       await store.verifications.complete({ verificationId: finished, result: await result('role@lease.test'), now: at(1) });
-      await store.verifications.renewLeases([renewed], LEASE);
+      assert.deepEqual(await store.leases.renew('check', 'test#1', [renewed, finished], LEASE), [finished], 'a finished check holds no lease');
       const ours = (records: Array<{ id: string }>) => records.map((r) => r.id).filter((id) => [abandoned, renewed, finished, unanswered].includes(id));
-      const sweep = (ms: number) => store.verifications.claimAbandoned({ now: new Date(past.getTime() + ms), leaseExpiresAt: new Date(past.getTime() + ms + 60_000), limit: 100 });
+      const sweep = (ms: number) => store.leases.takeLapsed('check', { owner: 'test#2', now: new Date(past.getTime() + ms), until: new Date(past.getTime() + ms + 60_000), limit: 100 });
       assert.deepEqual(ours(await sweep(500)), [], 'no lease has lapsed yet');
       assert.equal((await store.verifications.get(a.id, unanswered))?.state, 'running');
       const taken = await sweep(2000);
@@ -212,6 +212,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       const record = taken.find((r) => r.id === abandoned);
       assert.deepEqual([record?.email, record?.state, record?.billable], ['deliverable@lease.test', 'running', true]);
       assert.deepEqual(ours(await sweep(3000)), [], 'taken over once: the new lease holds');
+      assert.deepEqual(await store.leases.renew('check', 'test#1', [abandoned], LEASE), [abandoned], 'the old holder is told it lost the check');
       assert.deepEqual(ours(await sweep(70_000)), [abandoned], 'the new holder died too');
       assert.equal((await store.ledger.getBalance(a.id)).held, 2, 'a takeover holds nothing more');
     });
@@ -219,16 +220,16 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
     test('an idempotency record is forgotten after it expires', async () => {
       const a = await account(5);
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(1000).toISOString() };
-      const first = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'a@h.test', billable: false, idempotency: claim, now: T0 });
-      const later = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'b@h.test', billable: false, idempotency: { ...claim, bodyHash: 'other', expiresAt: at(90_000).toISOString() }, now: at(2000) });
+      const first = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'a@h.test', billable: false, idempotency: claim, now: T0 });
+      const later = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'b@h.test', billable: false, idempotency: { ...claim, bodyHash: 'other', expiresAt: at(90_000).toISOString() }, now: at(2000) });
       assert.equal(first.kind, 'created');
       assert.equal(later.kind, 'created');
     });
 
-    test('a failed or stale verification releases its hold', async () => {
+    test('a failed verification, or one whose lease lapsed before any 202, releases its hold', async () => {
       const a = await account(2);
       const mk = async () => {
-        const s = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'a@h.test', billable: true, idempotency: { route: 'v', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() }, now: T0 });
+        const s = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'a@h.test', billable: true, idempotency: { route: 'v', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() }, now: T0 });
         assert.equal(s.kind, 'created');
         return s.kind === 'created' ? s.verification.id : '';
       };
@@ -236,7 +237,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       await mk();
       assert.equal((await store.ledger.getBalance(a.id)).held, 2);
       assert.equal((await store.verifications.fail({ verificationId: x, now: at(1) })).state, 'failed');
-      assert.ok((await store.verifications.failStale(at(10), at(20))) >= 1);
+      assert.ok((await store.leases.endLapsed('check', new Date(LEASE.getTime() + 1))) >= 1);
       assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 2, debited: 0, held: 0, available: 2 });
     });
 
@@ -356,7 +357,12 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       for (const item of first.slice(0, 5)) await finish(item, 2);
       await check('five final');
       for (const item of first.slice(5, 8)) await store.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: 'wc', recheckAt: at(100), now: at(3) });
-      await store.work.release('w#c', first.slice(8).map((i) => i.itemId));
+      await store.leases.release(
+        'item',
+        'w#c',
+        first.slice(8).map((i) => i.itemId),
+        at(3),
+      );
       await check('three rechecking, the rest handed back');
       for (let round = 0; round < 40 && (await store.batches.get(a.id, id))?.state !== 'completed'; round++) {
         for (const item of await claim(200 + round, 10)) await finish(item, 201 + round);
@@ -374,7 +380,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.equal(created.kind, 'created');
       const [item] = await store.work.claim({ owner: 'w#1', affinity: 'w1', now: at(0), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 });
       assert.ok(item);
-      await store.work.release('w#1', [item.itemId]);
+      await store.leases.release('item', 'w#1', [item.itemId], at(0));
       const [again] = await store.work.claim({ owner: 'w#1', affinity: 'w1', now: at(1), leaseMs: 60_000, limit: 10, affinityGraceMs: 10_000 });
       assert.equal(again?.itemId, item.itemId);
       await store.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: 'w1', recheckAt: at(1000), now: at(2) });
@@ -424,7 +430,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
     test('a check ending in a non-verdict releases its credit; a sandbox check bills nothing', async () => {
       const a = await account(1);
       const claim = () => ({ route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() });
-      const started = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'unknown@r.test', billable: true, idempotency: claim(), now: T0 });
+      const started = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'unknown@r.test', billable: true, idempotency: claim(), now: T0 });
       assert.equal(started.kind, 'created');
       if (started.kind !== 'created') return;
       assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 0, held: 1, available: 0 });
@@ -433,7 +439,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 1, debited: 0, held: 0, available: 1 });
       const sandboxCheck = await store.verifications.start({
         accountId: a.id,
-        leaseExpiresAt: LEASE,
+        lease: { owner: 'test#1', until: LEASE },
         keyId: a.keyId,
         email: 'deliverable@r.test',
         billable: false,
@@ -469,7 +475,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.equal((await store.batches.create(batch(a, ['unknown@ph-sandbox.test'], { billable: false, now: later }))).kind, 'created');
       await drain('w#ph', after(1000));
       const claim = { route: 'POST /v1/verify', key: unique('ph'), bodyHash: 'b', expiresAt: after(86_400_000).toISOString() };
-      const started = await store.verifications.start({ accountId: a.id, leaseExpiresAt: after(86_400_000), keyId: a.keyId, email: 'unknown@ph-single.test', billable: true, idempotency: claim, now: after(2000) });
+      const started = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: after(86_400_000) }, keyId: a.keyId, email: 'unknown@ph-single.test', billable: true, idempotency: claim, now: after(2000) });
       assert.equal(started.kind, 'created');
       if (started.kind !== 'created') return;
       await store.verifications.complete({ verificationId: started.verification.id, result: await result('unknown@ph-single.test'), now: after(3000) });
@@ -500,7 +506,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       for (const id of ids) checks.push((await store.batches.resultsSlice({ accountId: a.id, requestId: id, afterSeq: 0, limit: 5 }))?.rows[0]?.envelope.history?.checks ?? 0);
       assert.deepEqual(checks.sort(), [0, 1, 2], 'each result saw the checks before it');
       const claim = { route: 'POST /v1/verify', key: unique('v'), bodyHash: 'b', expiresAt: at(86_400_000).toISOString() };
-      const single = await store.verifications.start({ accountId: a.id, leaseExpiresAt: LEASE, keyId: a.keyId, email: 'deliverable@hist.test', billable: true, idempotency: claim, now: at(3), result: r });
+      const single = await store.verifications.start({ accountId: a.id, lease: { owner: 'test#1', until: LEASE }, keyId: a.keyId, email: 'deliverable@hist.test', billable: true, idempotency: claim, now: at(3), result: r });
       assert.equal(single.kind === 'created' && single.verification.result?.envelope.history?.checks, 3);
       assert.deepEqual(await store.ledger.getBalance(a.id), { granted: 4, debited: 4, held: 0, available: 0 });
     });
@@ -511,13 +517,50 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       await store.batches.create(batch(a, ['deliverable@renew.test']));
       const [item] = await store.work.claim({ owner: 'w#slow', affinity: 'ws', now: at(0), leaseMs: 1_000, limit: 10, affinityGraceMs: 0 });
       assert.ok(item);
-      assert.deepEqual(await store.work.renewLeases('w#slow', [item.itemId], at(900)), [], 'still held');
+      assert.deepEqual(await store.leases.renew('item', 'w#slow', [item.itemId], at(900)), [], 'still held');
       const [taken] = await store.work.claim({ owner: 'w#new', affinity: 'wn', now: at(2_000), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
       assert.equal(taken?.itemId, item.itemId);
-      assert.deepEqual(await store.work.renewLeases('w#slow', [item.itemId], at(3_000)), [item.itemId], 'lost to the new holder');
-      assert.deepEqual(await store.work.renewLeases('w#new', [item.itemId], at(3_000)), []);
+      assert.deepEqual(await store.leases.renew('item', 'w#slow', [item.itemId], at(3_000)), [item.itemId], 'lost to the new holder');
+      assert.deepEqual(await store.leases.renew('item', 'w#new', [item.itemId], at(3_000)), []);
       await store.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: await result('deliverable@renew.test'), now: at(3_100), retentionDays: 30 });
-      assert.deepEqual(await store.work.renewLeases('w#new', [item.itemId], at(4_000)), [item.itemId], 'a final item holds no lease');
+      assert.deepEqual(await store.leases.renew('item', 'w#new', [item.itemId], at(4_000)), [item.itemId], 'a final item holds no lease');
+    });
+
+    test('a lapsed list fill is taken over by one other owner and its old holder told it lost; a released one is taken at once', async () => {
+      const a = await account(10);
+      const created = await store.batches.create({ ...batch(a, []), mode: 'list', total: 2, fillFromList: { lease: { owner: 'node#a', until: at(1_000) } } });
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      const id = created.request.id;
+      const mine = <T extends { requestId: string }>(taken: T[]) => taken.filter((t) => t.requestId === id);
+      const take = (owner: string, ms: number) => store.leases.takeLapsed('listFill', { owner, now: at(ms), until: at(ms + 60_000), limit: 100 });
+      assert.deepEqual(await store.leases.renew('listFill', 'node#a', [id], at(2_000)), [], 'renewed by its holder');
+      assert.deepEqual(mine(await take('node#b', 1_500)), [], 'not lapsed: renewed until 2 s');
+      const [byB, byC] = await Promise.all([take('node#b', 2_500), take('node#c', 2_500)]);
+      assert.equal(mine(byB).length + mine(byC).length, 1, 'taken over by one owner');
+      assert.deepEqual(
+        mine([...byB, ...byC]).map((t) => t.position),
+        [0],
+        'resumed where it stopped',
+      );
+      const taker = mine(byB).length > 0 ? 'node#b' : 'node#c';
+      assert.deepEqual(await store.leases.renew('listFill', 'node#a', [id], at(3_000)), [id], 'the old holder is told it lost the fill');
+      assert.deepEqual(await store.leases.renew('listFill', taker, [id], at(70_000)), []);
+      await store.leases.release('listFill', taker, [id], at(3_000));
+      assert.equal(mine(await take('node#d', 3_001)).length, 1, 'handed back: taken at once, before its lease would have ended');
+    });
+
+    test('a feedback import whose process died ends failed once its lease lapses; one still renewed runs on', async () => {
+      const a = await account(0);
+      const dead = await store.feedback.startImport({ accountId: a.id, source: 'csv', name: 'dead.csv', now: T0, lease: { owner: 'cli#dead', until: at(1_000) } });
+      const alive = await store.feedback.startImport({ accountId: a.id, source: 'csv', name: 'alive.csv', now: T0, lease: { owner: 'cli#alive', until: at(1_000) } });
+      assert.deepEqual(await store.leases.renew('feedbackImport', 'cli#alive', [alive], at(5_000)), []);
+      assert.ok((await store.leases.endLapsed('feedbackImport', at(2_000))) >= 1);
+      const states = Object.fromEntries((await store.feedback.imports(a.id, 10)).map((i) => [i.name, i.state]));
+      assert.deepEqual(states, { 'dead.csv': 'failed', 'alive.csv': 'running' });
+      assert.deepEqual(await store.leases.renew('feedbackImport', 'cli#dead', [dead], at(3_000)), [dead], 'its process, were it only stalled, is told it lost the import');
+      assert.equal((await store.feedback.finishImport(dead, 'completed', at(3_000))).state, 'failed', 'an ended import stays failed');
+      assert.equal((await store.feedback.finishImport(alive, 'completed', at(3_000))).state, 'completed');
     });
 
     test('a list import is ready with every entry in order, or failed and named when its entries fail to arrive', async () => {
@@ -544,7 +587,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
 
     test('two fillers writing the same chunk of a list batch at once: one writes it, the other is told it lost and writes nothing', async () => {
       const a = await account(10);
-      const created = await store.batches.create({ ...batch(a, []), mode: 'list', total: 4, fillFromList: { leaseUntil: at(60_000) } });
+      const created = await store.batches.create({ ...batch(a, []), mode: 'list', total: 4, fillFromList: { lease: { owner: 'filler#1', until: at(60_000) } } });
       assert.equal(created.kind, 'created');
       if (created.kind !== 'created') return;
       const requestId = created.request.id;
@@ -560,7 +603,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
           { email: 'two@fill.test', domain: 'fill.test' },
           { email: 'not an address', domain: '', finalResult: rejected },
         ],
-        leaseUntil: at(120_000),
         now: at(1),
         retentionDays: 30,
       });

@@ -148,7 +148,7 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     assert.equal(outcomes.filter((o) => o.kind === 'insufficient_credits').length, 7);
     const verifies = await Promise.all(
       [0, 1, 2].map((i) =>
-        nodes[i]!.verifications.start({ accountId: a.id, keyId: 'k', email: 'x@y.example', billable: true, idempotency: { ...claim(`v-${i}`), route: 'POST /v1/verify' }, now: new Date(), leaseExpiresAt: new Date(Date.now() + 60_000) }),
+        nodes[i]!.verifications.start({ accountId: a.id, keyId: 'k', email: 'x@y.example', billable: true, idempotency: { ...claim(`v-${i}`), route: 'POST /v1/verify' }, now: new Date(), lease: { owner: 'test#1', until: new Date(Date.now() + 60_000) } }),
       ),
     );
     assert.deepEqual(
@@ -319,7 +319,7 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     const verification = await nodes[0]!.verifications.start({
       accountId: a.id,
       keyId: 'k',
-      leaseExpiresAt: new Date(Date.now() + 60_000),
+      lease: { owner: 'test#1', until: new Date(Date.now() + 60_000) },
       email: addresses[0]!.email,
       billable: false,
       idempotency: { ...claim('history'), route: 'POST /v1/verify' },
@@ -357,7 +357,7 @@ describe('PostgreSQL store with several nodes on one database', { skip }, () => 
     assert.equal((await claimAs(1, 'B', at(1_000))).some((i) => i.itemId === grey.itemId), false);
     const back = await claimAs(2, 'A', at(1_000));
     assert.equal(back.find((i) => i.itemId === grey.itemId)?.rechecks, 1);
-    await nodes[2]!.work.release('A#2', [grey.itemId]);
+    await nodes[2]!.leases.release('item', 'A#2', [grey.itemId], new Date());
     assert.equal((await claimAs(3, 'B', at(11_000))).some((i) => i.itemId === grey.itemId), true);
   });
 

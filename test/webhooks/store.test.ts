@@ -117,7 +117,7 @@ describeOnEveryBackend('the webhooks role', (kind) => {
         billable: false,
         idempotency: idempotencyClaim('POST /v1/verify', 'test', idem, { email: 'deliverable@example.com' }, t),
         now: t,
-        leaseExpiresAt: new Date(t.getTime() + 60_000),
+        lease: { owner: 'test#1', until: new Date(t.getTime() + 60_000) },
       });
       assert.equal(started.kind, 'created');
       return started.kind === 'created' ? started.verification.id : '';
@@ -156,7 +156,7 @@ describeOnEveryBackend('the webhooks role', (kind) => {
         billable: false,
         idempotency: idempotencyClaim('POST /v1/verify', 'test', idem, { email: 'failing@example.com' }, t),
         now: t,
-        leaseExpiresAt: new Date(t.getTime() + 60_000),
+        lease: { owner: 'test#1', until: new Date(t.getTime() + 60_000) },
       });
       assert.equal(started.kind, 'created');
       return started.kind === 'created' ? started.verification.id : '';

@@ -8,6 +8,8 @@ import type { Command } from 'commander';
 import { parseAddress } from '../../core/syntax/address.js';
 import { account, refused } from '../../service/operations/admin.js';
 import { formatOf, importFeedback, piecesOf } from '../../service/feedback/feedback-import.js';
+import { withLeaseKeeper } from '../../service/leases/lease-keeper.js';
+import { silentLogger } from '../../logger.js';
 import type { FeedbackFileFormat } from '../../service/feedback/feedback-import.js';
 import { createSourceToken, isWebhookSource, verifyKeyProblem, WEBHOOK_SOURCES } from '../../service/feedback/source-tokens.js';
 import { parseWholeNumber, runAdmin } from '../output/admin-command.js';
@@ -60,7 +62,11 @@ Running an import again records only the events it did not record before.`,
         } catch {
           return refused('unreadable_input', `cannot read ${path}`);
         }
-        const report = await importFeedback({ feedback: backend.feedback, accountId: a.value.id, source: format, name: path, pieces: piecesOf(path, format), now: () => new Date(), eventsRetentionDays: config.feedbackEventsRetentionDays });
+        // Imports an earlier run left behind (killed mid-way) end failed now; this one is leased while it runs.
+        await backend.leases.endLapsed('feedbackImport', new Date());
+        const report = await withLeaseKeeper({ leases: backend.leases, leaseMs: config.leaseMs, log: silentLogger }, (keeper) =>
+          importFeedback({ feedback: backend.feedback, accountId: a.value.id, source: format, name: path, pieces: piecesOf(path, format), now: () => new Date(), eventsRetentionDays: config.feedbackEventsRetentionDays, keeper }),
+        );
         const i = report.import;
         const lines = [
           `${i.events} event(s) recorded, ${i.duplicates} already known, ${i.rejected} not taken (${format}, import ${i.id})`,

@@ -7,6 +7,8 @@
 import type { Command } from 'commander';
 import { AddressRows, listEntries, openTable, type InvalidRow } from '../../files/index.js';
 import { deleteList, importList, listLists, listToDelete } from '../../service/operations/admin.js';
+import { withLeaseKeeper } from '../../service/leases/lease-keeper.js';
+import { silentLogger } from '../../logger.js';
 import { runAdmin } from '../output/admin-command.js';
 import { confirm } from '../output/confirm.js';
 import { addTableOptions, tableOptions, type TableFlags } from '../file-batch/input.js';
@@ -45,7 +47,7 @@ error, 2 usage or file not found, 6 the file cannot be read as a table.`,
     .action(async (file: string, flags: ImportFlags) =>
       runAdmin(flags, async (backend, config) => {
         // Imports an earlier run left behind (killed mid-way) end failed now, so none stays `importing`.
-        await backend.lists.failLapsedImports(new Date());
+        await backend.leases.endLapsed('listImport', new Date());
         // A missing file or a bad flag is a usage error (2), a file that is no table 6 (exitCodeFor).
         const table = await openTable({ path: file }, tableOptions(flags));
         const classifier = new AddressRows(table.layout.emailColumn);
@@ -60,7 +62,9 @@ error, 2 usage or file not found, 6 the file cannot be read as a table.`,
             if (invalid.length < INVALID_KEPT) invalid.push({ line: bad.line, email: bad.given, error: bad.problem });
           }
         });
-        const imported = await importList(backend, flags.account, entries, flags.name ?? null, { maxEntries: config.listMaxEntries, leaseMs: config.leaseMs });
+        const imported = await withLeaseKeeper({ leases: backend.leases, leaseMs: config.leaseMs, log: silentLogger }, (keeper) =>
+          importList(backend, flags.account, entries, flags.name ?? null, { maxEntries: config.listMaxEntries, keeper }),
+        );
         if (imported.kind === 'refused') return imported;
         const list = imported.value;
         const { counts } = classifier;

@@ -17,7 +17,7 @@ export function register(program: Command): void {
     .action(async (flags: { database?: string; json?: boolean }) =>
       runAdmin(flags, async (backend, config) => {
         // An import whose process died is failed first, so its entries go too.
-        const lapsedImports = await backend.lists.failLapsedImports(new Date());
+        const lapsedImports = await backend.leases.endLapsed('listImport', new Date());
         const purged = await backend.retention.purgeExpired(new Date(), config.retentionDays, { chunk: config.purgeChunk, feedbackEventsRetentionDays: config.feedbackEventsRetentionDays });
         const webhookEvents = await backend.webhooks.purgeFinished(new Date(Date.now() - config.retentionDays * 86_400_000));
         return {

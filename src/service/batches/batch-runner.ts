@@ -7,15 +7,17 @@
  * chunk's results are still being written. Greylisted items come back after the recheck delay to this
  * same worker (affinity, docs/design.md §5); after the last recheck they become a TRANSIENT
  * non-verdict so the batch can finish. A crash leaves leases that expire and are taken over;
- * a result stored twice is a no-op in the store, so nothing is billed twice. Leases are renewed
- * every third of their length; one the store reports lost (another worker took the item over
- * after a stall) is dropped: its result is not written by this runner, and a chunk whose items
- * are all lost stops probing.
+ * a result stored twice is a no-op in the store, so nothing is billed twice. The items' leases are
+ * held by the process's lease keeper (src/service/leases/lease-keeper.ts), which renews them; one
+ * it finds lost (another worker took the item over after a stall) is dropped: its result is not
+ * written by this runner, and a chunk whose items are all lost stops probing.
  */
 import { randomUUID } from 'node:crypto';
 import type { ClaimedItem } from '../../store/store.js';
 import { toStoredResult } from '../../store/store.js';
 import type { Backend, BatchesRole, PoliciesRole, WorkQueueRole } from '../../store/backend.js';
+import type { LeasesRole } from '../../store/roles/leases.js';
+import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';
 import type { PresendConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { EngineResult } from '../../core/types.js';
@@ -29,6 +31,9 @@ import { readFeedback } from '../feedback/check-feedback.js';
 
 export interface BatchRunnerOptions {
   work: WorkQueueRole;
+  leases: LeasesRole;
+  /** The process's lease keeper (shared with its other work); none: the runner keeps its items' leases with a keeper of its own. */
+  keeper?: LeaseKeeper;
   batches: BatchesRole;
   /** Each account's decision policy, read as each item is decided (docs/policy.md). */
   policies: PoliciesRole;
@@ -66,18 +71,24 @@ export class BatchRunner {
   private loops: Promise<void>[] = [];
   private readonly now: () => Date;
   private readonly leaseMs: number;
+  private readonly keeper: LeaseKeeper;
+  /** Whether the keeper is this runner's own (started and stopped with it). */
+  private readonly ownKeeper: boolean;
   /** When this worker's own greylisting rechecks fall due (epoch ms, rounded up to 25 ms), so an idle loop wakes for them. */
   private readonly recheckTimes = new Set<number>();
   private pruneAbove = 256;
 
   constructor(private readonly o: BatchRunnerOptions) {
     this.affinity = o.affinity;
-    this.owner = `${this.affinity}#${randomUUID()}`;
     this.now = o.now ?? (() => new Date());
     this.leaseMs = o.leaseMs;
+    this.ownKeeper = !o.keeper;
+    this.keeper = o.keeper ?? new LeaseKeeper({ leases: o.leases, leaseMs: o.leaseMs, owner: `${this.affinity}#${randomUUID()}`, clock: systemClock(this.now), log: o.log });
+    this.owner = this.keeper.owner;
   }
 
   start(): void {
+    if (this.ownKeeper) this.keeper.start();
     const n = this.o.parallelChunks;
     for (let i = 0; i < n; i++) this.loops.push(this.loop());
   }
@@ -86,6 +97,7 @@ export class BatchRunner {
   async stop(): Promise<void> {
     this.abort.abort();
     await Promise.allSettled(this.loops);
+    if (this.ownKeeper) await this.keeper.stop();
   }
 
   private async loop(): Promise<void> {
@@ -118,6 +130,10 @@ export class BatchRunner {
         draining = drained;
       } catch (err) {
         // A store outage mid-chunk: the leases expire and the items are taken up again.
+        this.keeper.drop(
+          'item',
+          claimed.map((i) => i.itemId),
+        );
         this.o.log.warn({ err }, 'worker chunk failed');
         await this.o.work.waitForWork(signal, this.o.pollMs);
       }
@@ -162,20 +178,27 @@ export class BatchRunner {
     const open = new Map(items.map((i) => [i.itemId, i]));
     const maxAttempts = this.o.maxAttempts ?? 5;
     const writes: Promise<void>[] = [];
+    // Stops probing this chunk: on stop(), or once every item still open was taken over elsewhere.
+    const chunk = new AbortController();
+    for (const item of items) {
+      this.keeper.hold('item', item.itemId, () => {
+        open.delete(item.itemId);
+        if (open.size === 0) chunk.abort(new Error('every lease of the chunk was lost'));
+      });
+    }
     for (const item of items) {
       if (item.attempts >= maxAttempts) {
+        this.keeper.drop('item', [item.itemId]);
         writes.push(this.finish(item, failedResult(this.now())).catch((err: unknown) => this.o.log.warn({ err, itemId: item.itemId }, 'could not store an item result')));
         open.delete(item.itemId);
       }
     }
-    // Stops probing this chunk: on stop(), or once every item still open was taken over elsewhere.
-    const chunk = new AbortController();
     const onStop = () => chunk.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener('abort', onStop, { once: true });
-    const renew = setInterval(() => void this.renew(open, chunk), Math.max(50, Math.floor(this.leaseMs / 3)));
     const answer = (item: ClaimedItem, result: EngineResult) => {
       // A lost item (not in `open` any more) belongs to its new holder: its result is not ours to write.
       if (!open.delete(item.itemId)) return;
+      this.keeper.drop('item', [item.itemId]);
       writes.push(this.store(item, feedback.apply(item, result)));
     };
     // Hard bounces in the account's own feedback are answered without a probe.
@@ -215,26 +238,9 @@ export class BatchRunner {
         }
       }
     } finally {
-      clearInterval(renew);
       this.abort.signal.removeEventListener('abort', onStop);
     }
     return { drained: this.settle(writes, open) };
-  }
-
-  /** Renews the chunk's open leases; drops the items whose lease was lost, and stops the chunk once none is left. */
-  private async renew(open: Map<number, ClaimedItem>, chunk: AbortController): Promise<void> {
-    if (open.size === 0) return;
-    const until = new Date(this.now().getTime() + this.leaseMs);
-    try {
-      const lost = await this.o.work.renewLeases(this.owner, [...open.keys()], until);
-      if (lost.length === 0) return;
-      for (const id of lost) open.delete(id);
-      this.o.log.warn({ lost: lost.length, itemIds: lost.slice(0, 20) }, 'leases lost: another worker took these items over; this worker stops them');
-      if (open.size === 0) chunk.abort(new Error('every lease of the chunk was lost'));
-    } catch (err) {
-      // The next renewal retries; a lease is three renewal periods long.
-      this.o.log.warn({ err, items: open.size }, 'could not renew leases');
-    }
   }
 
   private async settle(writes: Promise<void>[], open: Map<number, ClaimedItem>): Promise<void> {
@@ -243,11 +249,11 @@ export class BatchRunner {
     const ids = [...open.keys()];
     try {
       if (this.abort.signal.aborted) {
-        await this.o.work.release(this.owner, ids);
+        await this.keeper.release('item', ids);
         return;
       }
       // The engine did not answer for these (it threw): retry after a short back-off via lease expiry.
-      await this.o.work.renewLeases(this.owner, ids, new Date(this.now().getTime() + Math.min(this.leaseMs, 2_000)));
+      await this.keeper.lapseAt('item', ids, new Date(this.now().getTime() + Math.min(this.leaseMs, 2_000)));
     } catch (err) {
       // Their leases run out and another claim takes them up.
       this.o.log.warn({ err, items: ids.length }, 'could not hand unfinished items back; their leases will expire');
@@ -265,10 +271,9 @@ export class BatchRunner {
           const recheckAt = recheckDue(result, now, recheckDelayMs);
           const waitsForRoute = result.envelope.reasons.includes('egress_paused');
           await this.o.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now, waitsForRoute });
-          // This process wakes itself when the recheck is due; the queue's wake-up is for the other processes of this affinity.
+          // The store keeps the item; this process wakes itself when the recheck is due, and any
+          // worker polling the table takes it after the affinity grace.
           this.noteRecheck(recheckAt.getTime());
-          // The store keeps the item; the queue only wakes this worker when it is due (polling covers a lost wake-up).
-          await this.o.work.scheduleRecheck(this.affinity, recheckAt).catch((err: unknown) => this.o.log.warn({ err }, 'could not schedule a recheck wake-up; polling covers it'));
           return;
         }
         await this.finish(item, greylistExhausted(toStoredResult(result), now, recheckDelayMs));
@@ -298,10 +303,12 @@ function recheckDue(result: EngineResult, now: Date, recheckDelayMs: number): Da
 }
 
 /** A batch runner's settings from the configuration (src/config.ts), on the backend's roles. */
-export function batchRunnerOptions(config: PresendConfig, backend: Backend, engines: Engines, log: Logger): BatchRunnerOptions {
+export function batchRunnerOptions(config: PresendConfig, backend: Backend, engines: Engines, log: Logger, keeper?: LeaseKeeper): BatchRunnerOptions {
   return {
     log,
+    ...(keeper ? { keeper } : {}),
     work: backend.work,
+    leases: backend.leases,
     batches: backend.batches,
     policies: backend.policies,
     feedback: backend.feedback,

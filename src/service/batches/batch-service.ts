@@ -91,7 +91,7 @@ export class BatchService {
         listId: list.id,
         total: list.entries,
         items: [],
-        fillFromList: { leaseUntil: this.options.filler.leaseUntil() },
+        fillFromList: { lease: this.options.filler.lease() },
       });
       if (outcome.kind === 'created') this.options.filler.fill(outcome.request.id, list.id);
     }

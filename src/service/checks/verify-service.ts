@@ -2,9 +2,9 @@
  * Single verification (`POST /v1/verify`): idempotency claim + credit hold in the store, the
  * engine run in the background, and a bounded wait for its result. The check always runs to
  * its end and its result is stored, even when the caller already got a 202 — even when the
- * process that accepted it dies: each running check is leased in the store and its lease
- * renewed while it runs; a lapsed lease is taken over and the check run again by a serving
- * process (a replay of the 202 then finds the result).
+ * process that accepted it dies: each running check is leased in the store, and the process's
+ * lease keeper renews it while it runs; a lapsed lease is taken over by a serving process's keeper
+ * and the check run again there (a replay of the 202 then finds the result).
  */
 import { parseAddress } from '../../core/syntax/address.js';
 import { invalidAddressMessage } from '../../core/syntax/problems.js';
@@ -25,10 +25,12 @@ import type { Logger } from '../../logger.js';
 import type { FeedbackRole } from '../../store/backend.js';
 import { readFeedback } from '../feedback/check-feedback.js';
 import type { FeedbackView } from '../feedback/check-feedback.js';
+import type { LeasesRole } from '../../store/roles/leases.js';
+import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
 export const DEFAULT_VERIFY_TIMEOUT_MS = 15_000;
-/** Abandoned checks taken over per sweep. */
+/** Abandoned checks taken over per renewal round. */
 const RESUME_BATCH = 100;
 
 export type VerifyOutcome =
@@ -38,6 +40,9 @@ export type VerifyOutcome =
 
 export interface VerifyServiceOptions {
   verifications: VerificationsRole;
+  leases: LeasesRole;
+  /** The process's lease keeper (shared with its other work); none: a keeper of the service's own, started with it. */
+  keeper?: LeaseKeeper;
   /** Each account's decision policy, read as each check is decided (docs/policy.md). */
   policies: PoliciesRole;
   /** The account's send feedback, read before each check (docs/feedback.md); none: results as the engine gives them. */
@@ -51,7 +56,7 @@ export interface VerifyServiceOptions {
   limits: AdmissionLimits;
   /** The longest one live check runs, its waits for an MX host included; then it ends TRANSIENT (`aborted`), unbilled. */
   deadlineMs: number;
-  /** Lease of a running check (config.leaseMs); renewed and swept for abandoned checks every third of it. */
+  /** Lease of a running check (config.leaseMs), for a keeper of the service's own. */
   leaseMs: number;
   now?: () => Date;
   log: Logger;
@@ -80,7 +85,7 @@ export class VerifyService {
   private readonly admission: CheckAdmission;
   /**
    * Checks that ended in an error whose release the store could not take (a full disk): written
-   * failed at every upkeep until it can, and once more at shutdown, before any of them could be
+   * failed at every renewal round until it can, and once more at shutdown, before any of them could be
    * taken for abandoned. (Were this process to die first, they were never marked resumable:
    * the sweep fails and releases them, it does not run and debit them.)
    */
@@ -88,41 +93,42 @@ export class VerifyService {
   private readonly abort = new AbortController();
   private draining = false;
   private readonly now: () => Date;
-  private readonly leaseMs: number;
-  private maintenance: NodeJS.Timeout | null = null;
+  private readonly keeper: LeaseKeeper;
+  /** Whether the keeper is this service's own (started and stopped with it). */
+  private readonly ownKeeper: boolean;
+  private started = false;
 
   constructor(private readonly options: VerifyServiceOptions) {
     this.now = options.now ?? (() => new Date());
-    this.leaseMs = options.leaseMs;
     this.admission = new CheckAdmission(options.limits);
+    this.ownKeeper = !options.keeper;
+    this.keeper = options.keeper ?? new LeaseKeeper({ leases: options.leases, leaseMs: options.leaseMs, clock: systemClock(this.now), log: options.log });
   }
 
-  /** Starts renewing this process's leases and resuming checks other processes abandoned. */
+  /** Resumes, at every renewal round of the keeper, the checks other processes abandoned (and releases what failed unreleased). */
   start(): void {
-    if (this.maintenance) return;
-    const tick = (): void => {
-      void this.maintain().catch((err: unknown) => this.options.log.warn({ err }, 'verification lease upkeep failed'));
-    };
-    this.maintenance = setInterval(tick, Math.max(10, Math.floor(this.leaseMs / 3)));
-    this.maintenance.unref();
-    tick();
+    if (this.started) return;
+    this.started = true;
+    this.keeper.takeOver('check', {
+      room: () => {
+        void this.releasePending();
+        return this.draining ? 0 : Math.min(RESUME_BATCH, this.admission.free);
+      },
+      run: (record) => void this.resume(record),
+    });
+    if (this.ownKeeper) this.keeper.start();
   }
 
-  private async maintain(): Promise<void> {
-    const { verifications, engines } = this.options;
-    await this.releasePending();
-    const now = this.now();
-    const until = new Date(now.getTime() + this.leaseMs);
-    if (this.inFlight.size > 0) await verifications.renewLeases([...this.inFlight.keys()], until);
-    const room = Math.min(RESUME_BATCH, this.admission.free);
-    if (this.draining || room <= 0) return;
-    for (const record of await verifications.claimAbandoned({ now, leaseExpiresAt: until, limit: room })) {
-      if (this.inFlight.has(record.id)) continue; // still ours: its renewal was only late
-      this.options.log.info({ verificationId: record.id }, 'resuming an abandoned verification');
-      // Live checks hold a credit; sandbox ones are the unbilled ones.
+  private async resume(record: VerificationRecord): Promise<void> {
+    if (this.inFlight.has(record.id)) return; // still ours: its renewal was only late
+    this.options.log.info({ verificationId: record.id }, 'resuming an abandoned verification');
+    try {
       // Read before a seat is taken: a read that fails leaves no seat occupied (the lease lapses and the check is taken again).
       const feedback = await this.feedbackOf(record);
-      void this.run(record, engineFor(engines, !record.billable), this.admission.occupy(record.accountId), feedback);
+      // Live checks hold a credit; sandbox ones are the unbilled ones.
+      void this.run(record, engineFor(this.options.engines, !record.billable), this.admission.occupy(record.accountId), feedback);
+    } catch (err) {
+      this.options.log.warn({ err, verificationId: record.id }, 'could not resume an abandoned verification; its lease lapses and it is taken again');
     }
   }
 
@@ -202,7 +208,7 @@ export class VerifyService {
         billable: !sandbox,
         idempotency: idempotencyClaim(VERIFY_ROUTE, key.mode, idempotencyKey, body, now),
         now,
-        leaseExpiresAt: new Date(now.getTime() + this.leaseMs),
+        lease: this.keeper.grant(),
         ...(decided ? { result: decided } : {}),
       });
     } catch (err) {
@@ -312,7 +318,13 @@ export class VerifyService {
       }
     })();
     this.inFlight.set(record.id, work);
+    // A lease lost (another process took the check over after a stall, or failed it) is not
+    // acted on here: the store's `complete` tells which run's result counts.
+    this.keeper.hold('check', record.id, () => {
+      if (this.inFlight.get(record.id) === work) this.options.log.warn({ verificationId: record.id }, 'the lease of a running verification was lost; the store keeps whichever result it has first');
+    });
     void work.finally(() => {
+      this.keeper.drop('check', [record.id]);
       this.inFlight.delete(record.id);
       seat.release();
     });
@@ -324,7 +336,7 @@ export class VerifyService {
     try {
       await this.options.verifications.fail({ verificationId: record.id, now: this.now() });
     } catch (err) {
-      this.options.log.warn({ err, verificationId: record.id }, 'could not mark a verification failed; retrying at each upkeep');
+      this.options.log.warn({ err, verificationId: record.id }, 'could not mark a verification failed; retrying at each renewal round');
       this.unreleased.add(record.id);
     }
     return { ok: false, refusal };
@@ -343,8 +355,6 @@ export class VerifyService {
   /** Stop taking checks; let running ones finish for up to `graceMs`, then abort them (they are released). */
   async drain(graceMs: number): Promise<void> {
     this.draining = true;
-    if (this.maintenance) clearInterval(this.maintenance);
-    this.maintenance = null;
     const all = Promise.allSettled([...this.inFlight.values()]);
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
@@ -355,6 +365,7 @@ export class VerifyService {
     this.abort.abort();
     await Promise.allSettled([...this.inFlight.values()]);
     await this.releasePending();
+    if (this.ownKeeper) await this.keeper.stop();
   }
 
   get isDraining(): boolean {

@@ -3,6 +3,9 @@
  * Maildir), read as a stream and recorded in chunks. Each chunk is one transaction of the store
  * with the import's counts, and every event carries its own id, so an import stopped half-way (a
  * crash, a kill) leaves whole chunks behind, and running it again adds only what is missing.
+ * The import is leased to the process reading it (kind `feedbackImport`, renewed by its lease
+ * keeper): one killed half-way lets the lease lapse and is marked failed by the next serving
+ * process's keeper, never left `running`; one whose lease is lost stops reading.
  * Rows and messages that cannot be read are counted and reported with their line or position, and
  * so are events older than feedback events are kept (src/feedback/event-retention.ts): they may
  * have been taken and purged already, and are not counted twice.
@@ -15,6 +18,7 @@ import { readDsn } from '../../feedback/dsn.js';
 import type { FeedbackEvent } from '../../feedback/events.js';
 import { readMailItems } from '../../feedback/mail-sources.js';
 import { DEFAULT_FEEDBACK_EVENTS_RETENTION_DAYS, feedbackEventCutoff, isPastRetention, pastRetentionProblem } from '../../feedback/event-retention.js';
+import type { LeaseKeeper } from '../leases/lease-keeper.js';
 
 export const IMPORT_CHUNK_EVENTS = 500;
 /** Problems kept for the report; past it they are only counted. */
@@ -66,10 +70,22 @@ export interface ImportOptions {
   chunkEvents?: number;
   /** PRESEND_FEEDBACK_EVENTS_RETENTION_DAYS (default 365): older events are reported, not taken. */
   eventsRetentionDays?: number;
+  /** The process's lease keeper: the import is leased while it runs. None: not leased (it cannot lapse). */
+  keeper?: LeaseKeeper;
 }
 
 export async function importFeedback(o: ImportOptions): Promise<FeedbackImportReport> {
-  const importId = await o.feedback.startImport({ accountId: o.accountId, source: o.source, name: o.name, now: o.now() });
+  const importId = await o.feedback.startImport({ accountId: o.accountId, source: o.source, name: o.name, now: o.now(), ...(o.keeper ? { lease: o.keeper.grant() } : {}) });
+  const lease = o.keeper?.hold('feedbackImport', importId);
+  try {
+    return await readInto(o, importId, lease);
+  } finally {
+    o.keeper?.drop('feedbackImport', [importId]);
+  }
+}
+
+/** Records the pieces in chunks while the lease is held; the import ends completed, or failed when the file stopped being readable or the lease was lost. */
+async function readInto(o: ImportOptions, importId: string, lease: AbortSignal | undefined): Promise<FeedbackImportReport> {
   const size = o.chunkEvents ?? IMPORT_CHUNK_EVENTS;
   const problems: FeedbackImportReport['problems'] = [];
   let events: FeedbackEvent[] = [];
@@ -91,6 +107,8 @@ export async function importFeedback(o: ImportOptions): Promise<FeedbackImportRe
   };
   try {
     for await (const piece of o.pieces) {
+      // Another process ended this import (its lease lapsed while this one stalled): what was recorded stays.
+      if (lease?.aborted) throw lease.reason;
       if ('problem' in piece) {
         reject(piece.where, piece.problem);
       } else {
@@ -106,7 +124,7 @@ export async function importFeedback(o: ImportOptions): Promise<FeedbackImportRe
     // The file cannot be read on (an unclosed quote, a read error): what was read before is kept.
     stoppedBy = err instanceof Error ? err.message : String(err);
   }
-  await flush();
+  if (!lease?.aborted) await flush();
   const finished = await o.feedback.finishImport(importId, stoppedBy ? 'failed' : 'completed', o.now());
   return { import: finished, problems, stoppedBy };
 }

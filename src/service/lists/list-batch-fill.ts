@@ -5,11 +5,15 @@
  * yielding to the event loop between chunks, so the API keeps serving and memory holds one chunk,
  * not the list. Workers are woken after each chunk: its items are claimable at once.
  *
- * The process that created the batch starts its fill; every process with a filler also looks
- * every `pollMs` for a fill whose lease lapsed (its process died) and resumes it where it stopped.
+ * The process that created the batch starts its fill, and its lease keeper keeps the fill's lease;
+ * every process with a filler also takes over, at each of its keeper's rounds, a fill whose lease
+ * lapsed (its process died) and resumes it where it stopped. A fill whose lease was lost stops.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Backend, ListBatchesRole, ListsRole, WorkQueueRole } from '../../store/backend.js';
+import type { LeaseGrant } from '../../store/store.js';
+import type { LeasesRole } from '../../store/roles/leases.js';
+import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';
 import type { PresendConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { batchItemsFrom } from '../batches/batch-items.js';
@@ -18,30 +22,39 @@ export interface ListBatchFillerOptions {
   listBatches: ListBatchesRole;
   lists: ListsRole;
   work: WorkQueueRole;
+  leases: LeasesRole;
+  /** The process's lease keeper (shared with its other work); none: a keeper of the filler's own, started with it. */
+  keeper?: LeaseKeeper;
   /** List entries per transaction (config.listFillChunk). */
   chunk: number;
-  /** How long a fill stays with a process that stopped writing chunks (config.leaseMs). */
+  /** How long a fill stays with a process that stopped writing chunks (config.leaseMs), for a keeper of the filler's own. */
   leaseMs: number;
-  /** How often lapsed fills are looked for. */
-  pollMs: number;
   retentionDays: number;
   log: Logger;
   now?: () => Date;
 }
 
+/** Lapsed fills taken over per round of the keeper. */
+const TAKEOVERS_PER_ROUND = 10;
+
 export class ListBatchFiller {
   private readonly now: () => Date;
   private readonly running = new Map<string, Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly keeper: LeaseKeeper;
+  /** Whether the keeper is this filler's own (started and stopped with it). */
+  private readonly ownKeeper: boolean;
+  private started = false;
   private stopped = false;
 
   constructor(private readonly o: ListBatchFillerOptions) {
     this.now = o.now ?? (() => new Date());
+    this.ownKeeper = !o.keeper;
+    this.keeper = o.keeper ?? new LeaseKeeper({ leases: o.leases, leaseMs: o.leaseMs, clock: systemClock(this.now), log: o.log });
   }
 
-  /** When the fill of a batch this process just created should end, given its lease starts now. */
-  leaseUntil(): Date {
-    return new Date(this.now().getTime() + this.o.leaseMs);
+  /** The lease of the fill of a batch this process is about to create. */
+  lease(): LeaseGrant {
+    return this.keeper.grant();
   }
 
   /** Fills a batch this process created (it holds the lease), in the background. */
@@ -49,30 +62,25 @@ export class ListBatchFiller {
     this.run(requestId, listId, 0);
   }
 
-  /** Looks for lapsed fills now and every `pollMs`. */
+  /** Takes over lapsed fills at every round of the keeper (the first one now, when the keeper is its own). */
   start(): void {
-    const sweep = async () => {
-      try {
-        while (!this.stopped) {
-          const taken = await this.o.listBatches.takeLapsedFill(this.now(), this.leaseUntil());
-          if (!taken) return;
-          this.o.log.info({ requestId: taken.requestId, position: taken.position }, 'resuming the fill of a list batch');
-          this.run(taken.requestId, taken.listId, taken.position);
-        }
-      } catch (err) {
-        this.o.log.warn({ err }, 'could not look for list batches to fill');
-      }
-    };
-    void sweep();
-    this.timer = setInterval(() => void sweep(), this.o.pollMs);
-    this.timer.unref();
+    if (this.started) return;
+    this.started = true;
+    this.keeper.takeOver('listFill', {
+      room: () => (this.stopped ? 0 : TAKEOVERS_PER_ROUND),
+      run: (taken) => {
+        this.o.log.info({ requestId: taken.requestId, position: taken.position }, 'resuming the fill of a list batch');
+        this.run(taken.requestId, taken.listId, taken.position);
+      },
+    });
+    if (this.ownKeeper) this.keeper.start();
   }
 
   /** Stops after the chunks in progress; their fills are resumed once their leases lapse. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
     await this.idle();
+    if (this.ownKeeper) await this.keeper.stop();
   }
 
   /** Resolves when no fill of this process is running. */
@@ -82,16 +90,21 @@ export class ListBatchFiller {
 
   private run(requestId: string, listId: string, from: number): void {
     if (this.running.has(requestId)) return;
-    const done = this.copy(requestId, listId, from)
+    const lease = this.keeper.hold('listFill', requestId);
+    const done = this.copy(requestId, listId, from, lease)
       .catch((err: unknown) => this.o.log.warn({ err, requestId }, 'a list batch fill stopped; it resumes once its lease lapses'))
-      .finally(() => this.running.delete(requestId));
+      .finally(() => {
+        this.keeper.drop('listFill', [requestId]);
+        this.running.delete(requestId);
+      });
     this.running.set(requestId, done);
   }
 
-  private async copy(requestId: string, listId: string, from: number): Promise<void> {
+  /** Copies chunk after chunk while this process holds the fill's lease (a lost one: another process goes on from where the store is). */
+  private async copy(requestId: string, listId: string, from: number, lease: AbortSignal): Promise<void> {
     const { chunk } = this.o;
     let position = from;
-    while (!this.stopped) {
+    while (!this.stopped && !lease.aborted) {
       const slice = await this.o.lists.readListSlice(listId, position, chunk);
       const now = this.now();
       const next = slice.length > 0 ? (slice[slice.length - 1] as { position: number }).position + 1 : position;
@@ -104,7 +117,6 @@ export class ListBatchFiller {
           slice.map((e) => e.email),
           now,
         ),
-        leaseUntil: this.leaseUntil(),
         now,
         retentionDays: this.o.retentionDays,
       });
@@ -119,15 +131,15 @@ export class ListBatchFiller {
 }
 
 /** A filler's settings from the configuration (src/config.ts), on the backend's roles. */
-export function listBatchFillerOptions(config: PresendConfig, backend: Backend, log: Logger, now?: () => Date): ListBatchFillerOptions {
+export function listBatchFillerOptions(config: PresendConfig, backend: Backend, log: Logger, now?: () => Date, keeper?: LeaseKeeper): ListBatchFillerOptions {
   return {
+    ...(keeper ? { keeper } : {}),
     listBatches: backend.listBatches,
     lists: backend.lists,
     work: backend.work,
+    leases: backend.leases,
     chunk: config.listFillChunk,
     leaseMs: config.leaseMs,
-    // Lapsed fills are rare (a process died): looking every few seconds costs one indexed query.
-    pollMs: Math.max(config.workerPollMs, 5_000),
     retentionDays: config.retentionDays,
     log,
     ...(now ? { now } : {}),

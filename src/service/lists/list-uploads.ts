@@ -7,15 +7,20 @@
  *
  * When more than one column looks like it holds addresses and none was named, the import waits
  * for the owner to pick one: the whole file is still kept, and the import then runs from the
- * stored copy, in the background, on the node that took the choice. Should that node die, the
- * import's lease lapses and a serving node runs it again from the stored copy
- * (`resumeLapsedImports`), skipping the entries already in the list: the file is read the same
- * way every time, so they are its first entries.
+ * stored copy, in the background, on the node that took the choice. The import is leased (kind
+ * `listImport`), its lease kept by the process's lease keeper. Should that node die, the lease
+ * lapses and a serving node's keeper takes the import over (`start`) and runs it again from the
+ * stored copy, skipping the entries already in the list: the file is read the same way every
+ * time, so they are its first entries.
  */
 import type { ListFilesRole, ListsRole } from '../../store/backend.js';
 import type { Logger } from '../../logger.js';
+import { silentLogger } from '../../logger.js';
 import type { BadRow, ColumnChoice } from '../../store/owner-records.js';
 import type { ListRecord } from '../../store/store.js';
+import type { LapsedImport } from '../../store/roles/lease-kinds.js';
+import type { LeasesRole } from '../../store/roles/leases.js';
+import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';
 import { ImportTakenOver } from '../../store/roles/lists.js';
 import { AddressRows, listEntries, openTable, TableError } from '../../files/index.js';
 import type { OpenedTable, RowProblem, TableLayout, TableLimits, TableRow } from '../../files/index.js';
@@ -42,9 +47,12 @@ export type UploadOutcome = { kind: 'ready' | 'needs_column' | 'failed'; list: L
 export interface ListUploadsDeps {
   lists: ListsRole;
   listFiles: ListFilesRole;
+  leases: LeasesRole;
+  /** The process's lease keeper (shared with its other work); none: a keeper of the uploads' own, started by `start`. */
+  keeper?: LeaseKeeper;
   now?: () => Date;
   log?: Logger;
-  /** The import's lease, renewed by each chunk (config.leaseMs); an import whose node died is marked failed once it lapses. */
+  /** The import's lease (config.leaseMs), for a keeper of the uploads' own; an import whose node died is taken over or failed once it lapses. */
   leaseMs?: number;
   /** The most entries a list may have (config.listMaxEntries). */
   maxEntries?: number;
@@ -72,17 +80,60 @@ export function addressColumns(layout: TableLayout, sample: readonly TableRow[])
   return choices;
 }
 
+/** Lapsed imports taken over per round of the keeper. */
+const TAKEOVERS_PER_ROUND = 4;
+
 export class ListUploads {
   private readonly now: () => Date;
+  private readonly keeper: LeaseKeeper;
+  private readonly ownKeeper: boolean;
+  private started = false;
   constructor(private readonly deps: ListUploadsDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.ownKeeper = !deps.keeper;
+    this.keeper =
+      deps.keeper ??
+      new LeaseKeeper({ leases: deps.leases, leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS, clock: systemClock(this.now), log: deps.log ?? silentLogger });
+  }
+
+  /**
+   * At every round of the keeper, takes over the imports from stored files whose node died (their
+   * lease lapsed) and runs each again in the background, from the entries already in its list on;
+   * other lapsed imports (kill -9 of `presend lists import`) end failed.
+   */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.keeper.takeOver('listImport', { room: () => TAKEOVERS_PER_ROUND, run: (taken) => this.resume(taken) });
+    if (this.ownKeeper) this.keeper.start();
+  }
+
+  /** Stops a keeper of the uploads' own. */
+  async stop(): Promise<void> {
+    if (this.ownKeeper) await this.keeper.stop();
   }
 
   /** Streams an upload into a new list of the account. `column` names the address column (header name or number from 1). */
   async upload(input: { accountId: string; uploadedBy: string; fileName: string; name: string | null; stream: AsyncIterable<Uint8Array>; column?: string }): Promise<UploadOutcome> {
-    const { lists, listFiles } = this.deps;
+    const { lists } = this.deps;
     const now = this.now();
-    const list = await lists.createList({ accountId: input.accountId, name: input.name ?? input.fileName, now, leaseUntil: this.leaseUntil() });
+    const list = await lists.createList({ accountId: input.accountId, name: input.name ?? input.fileName, now, lease: this.keeper.grant() });
+    const lease = this.keeper.hold('listImport', list.id);
+    try {
+      return await this.receive(list, input, lease);
+    } finally {
+      // Done, failed, or waiting for its column (which lapses like any import unless picked in time).
+      this.keeper.drop('listImport', [list.id]);
+    }
+  }
+
+  private async receive(
+    list: ListRecord,
+    input: { accountId: string; uploadedBy: string; fileName: string; stream: AsyncIterable<Uint8Array>; column?: string },
+    lease: AbortSignal,
+  ): Promise<UploadOutcome> {
+    const { listFiles } = this.deps;
+    const now = this.now();
     await listFiles.attachFile({ listId: list.id, accountId: input.accountId, fileName: input.fileName, uploadedBy: input.uploadedBy, now });
     const kept = this.keep(list.id, input.stream);
     try {
@@ -95,7 +146,7 @@ export class ListUploads {
         await listFiles.describeFile(list.id, { sizeBytes: kept.size(), layoutJson: JSON.stringify({ layout: table.layout, width: 0 } satisfies StoredLayout), columnChoices: choices });
         return { kind: 'needs_column', list };
       }
-      const done = await this.importRows(list.id, table.layout, concat(sample.rows, sample.rest));
+      const done = await this.importRows(list.id, table.layout, concat(sample.rows, sample.rest), lease);
       await kept.drain();
       await listFiles.describeFile(list.id, { sizeBytes: kept.size(), layoutJson: JSON.stringify({ layout: table.layout, width: done.width } satisfies StoredLayout), columnChoices: null });
       return { kind: 'ready', list: done.list };
@@ -114,36 +165,30 @@ export class ListUploads {
     if (!file?.layoutJson || !choice) return false;
     const stored = JSON.parse(file.layoutJson) as StoredLayout;
     const layout: TableLayout = { ...stored.layout, emailColumn: choice.index, emailColumnLabel: `"${choice.label}"` };
-    if (!(await this.deps.listFiles.takeColumnChoice(accountId, listId, JSON.stringify({ layout, width: 0 } satisfies StoredLayout)))) return false;
-    // The import runs from here: leased, so a node that dies during it leaves it to another (resumeLapsedImports).
-    await this.deps.lists.renewImportLease(listId, this.leaseUntil());
+    // The import runs from here, leased to this process: a node that dies during it leaves it to another.
+    if (!(await this.deps.listFiles.takeColumnChoice(accountId, listId, JSON.stringify({ layout, width: 0 } satisfies StoredLayout), this.keeper.grant()))) return false;
     void this.importStored(listId, layout, file.sizeBytes, 0);
     return true;
   }
 
-  /**
-   * Takes over the imports from stored files whose node died (their lease lapsed) and runs each
-   * again in the background, from the entries already in its list on; returns how many. Called
-   * by the serving process's housekeeping (at start, then periodically).
-   */
-  async resumeLapsedImports(): Promise<number> {
-    let resumed = 0;
-    for (;;) {
-      const taken = await this.deps.listFiles.takeLapsedImport(this.now(), this.leaseUntil());
-      if (!taken) return resumed;
-      resumed += 1;
-      this.deps.log?.warn({ listId: taken.listId, entries: taken.entries }, 'resuming a list import whose process stopped');
-      const stored = JSON.parse(taken.layoutJson) as StoredLayout;
-      void this.importStored(taken.listId, stored.layout, taken.sizeBytes, taken.entries);
-    }
+  /** Runs an import taken over from a node that died, from the entries already in its list on. */
+  private resume(taken: LapsedImport): void {
+    this.deps.log?.warn({ listId: taken.listId, entries: taken.entries }, 'resuming a list import whose process stopped');
+    const stored = JSON.parse(taken.layoutJson) as StoredLayout;
+    void this.importStored(taken.listId, stored.layout, taken.sizeBytes, taken.entries);
   }
 
-  /** Imports a list from its stored file (the entries before position `skip` are in it already), then records the file's layout; a failure fails the list. */
+  /**
+   * Imports a list from its stored file (the entries before position `skip` are in it already),
+   * then records the file's layout; a failure fails the list. The import's lease is this
+   * process's, kept by its keeper until the import ends.
+   */
   private async importStored(listId: string, layout: TableLayout, sizeBytes: number, skip: number): Promise<void> {
+    const lease = this.keeper.hold('listImport', listId);
     try {
       // A file past a bound fails here with a TableError, which fails the list: a failed list is never resumed.
       const table = await openTable({ stream: this.deps.listFiles.readFile(listId) }, { layout, ...this.limits() });
-      const done = await this.importRows(listId, layout, table.rows, skip);
+      const done = await this.importRows(listId, layout, table.rows, lease, skip);
       await this.deps.listFiles.describeFile(listId, { sizeBytes, layoutJson: JSON.stringify({ layout, width: done.width } satisfies StoredLayout), columnChoices: null });
     } catch (err) {
       if (err instanceof ImportTakenOver) {
@@ -152,15 +197,13 @@ export class ListUploads {
         return;
       }
       await this.fail(listId, err, async () => undefined).catch((failed: unknown) => this.deps.log?.warn({ listId, err: failed }, 'could not mark a list import failed'));
+    } finally {
+      this.keeper.drop('listImport', [listId]);
     }
   }
 
   private limits(): { limits?: TableLimits } {
     return this.deps.tableLimits ? { limits: this.deps.tableLimits } : {};
-  }
-
-  private leaseUntil(): Date {
-    return new Date(this.now().getTime() + (this.deps.leaseMs ?? DEFAULT_LEASE_MS));
   }
 
   /** Deletes a list of the account with its kept file and bad rows; false for an unknown list or another account's. */
@@ -171,9 +214,10 @@ export class ListUploads {
   /**
    * Appends the rows' entries chunk by chunk, records the bad rows, and finishes the list: ready,
    * or failed when no address was found. The first `skip` entries are in the list already (a run
-   * taken over): counted, not appended again; every chunk must land where this run expects it.
+   * taken over): counted, not appended again; every chunk must land where this run expects it, and
+   * none is appended once the lease is lost (`lease` aborted: the run that took over goes on).
    */
-  private async importRows(listId: string, layout: TableLayout, rows: AsyncIterable<TableRow>, skip = 0): Promise<{ list: ListRecord; width: number }> {
+  private async importRows(listId: string, layout: TableLayout, rows: AsyncIterable<TableRow>, lease: AbortSignal, skip = 0): Promise<{ list: ListRecord; width: number }> {
     const { lists, listFiles } = this.deps;
     const classifier = new AddressRows(layout.emailColumn);
     let width = Math.max(layout.header?.length ?? 0, layout.emailColumn + 1);
@@ -198,17 +242,15 @@ export class ListUploads {
     let count = 0;
     const max = this.deps.maxEntries ?? Number.POSITIVE_INFINITY;
     const append = async () => {
-      await lists.appendListEntries(listId, chunk, this.leaseUntil(), count - chunk.length);
+      if (lease.aborted) throw new ImportTakenOver(listId);
+      await lists.appendListEntries(listId, chunk, count - chunk.length);
       chunk = [];
     };
     for await (const entry of entries) {
       count += 1;
       if (count > max) throw new TableError('too_many_rows', `the file has more than ${max.toLocaleString('en-US')} addresses, the most a list may have`);
-      if (count <= skip) {
-        // Reading past what is in already takes a while on a large file: the lease is kept meanwhile.
-        if (count % ENTRY_CHUNK === 0) await lists.renewImportLease(listId, this.leaseUntil());
-        continue;
-      }
+      // Read past, not appended: what is in already (the keeper keeps the lease meanwhile).
+      if (count <= skip) continue;
       chunk.push(entry);
       if (chunk.length === ENTRY_CHUNK) await append();
     }

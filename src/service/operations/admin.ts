@@ -10,6 +10,7 @@ import type { Backend } from '../../store/backend.js';
 import type { ListOverview } from '../../store/owner-records.js';
 import { ListImportFailed, ListTooLarge } from '../../store/roles/lists.js';
 import { displayPrefixOf, generateApiKey, keyShape } from '../keys/key-format.js';
+import type { LeaseKeeper } from '../leases/lease-keeper.js';
 
 /**
  * Why an admin operation did not happen: `invalid_argument` (a value out of its range),
@@ -121,7 +122,7 @@ export async function importList(
   accountName: string,
   entries: AsyncIterable<string>,
   label: string | null,
-  limits: { maxEntries?: number; leaseMs?: number } = {},
+  limits: { maxEntries?: number; keeper?: LeaseKeeper } = {},
 ): Promise<AdminOutcome<ListRecord>> {
   const a = await account(backend, accountName);
   if (a.kind === 'refused') return a;
@@ -143,7 +144,18 @@ export async function importList(
     if (chunk.length > 0) yield chunk;
   }
   try {
-    return done(await backend.lists.importList({ accountId: a.value.id, name: label, now: new Date(), entries: chunks(), ...limits }));
+    const { keeper } = limits;
+    return done(
+      await backend.lists.importList({
+        accountId: a.value.id,
+        name: label,
+        now: new Date(),
+        entries: chunks(),
+        ...(limits.maxEntries !== undefined ? { maxEntries: limits.maxEntries } : {}),
+        // Leased while it runs: killed mid-way, it ends failed once the lease lapses.
+        ...(keeper ? { lease: keeper.grant(), onCreated: (list: ListRecord) => void keeper.hold('listImport', list.id) } : {}),
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ListImportFailed)) throw err;
     if (err.cause instanceof ListTooLarge) return refused('invalid_argument', err.message);
@@ -157,7 +169,7 @@ export async function importList(
 export async function listLists(backend: Backend, accountName: string, limit = 1_000): Promise<AdminOutcome<ListOverview[]>> {
   const a = await account(backend, accountName);
   if (a.kind === 'refused') return a;
-  await backend.lists.failLapsedImports(new Date());
+  await backend.leases.endLapsed('listImport', new Date());
   return done(await backend.listFiles.listLists(a.value.id, limit));
 }
 

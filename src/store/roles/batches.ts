@@ -107,9 +107,9 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
         const seenAvailable = needed > 0 ? await available(tx, input.accountId) : 0;
         if (seenAvailable < needed) return new Rollback({ kind: 'insufficient_credits', available: seenAvailable, needed });
         await tx.run(
-          `INSERT INTO requests (id, account_id, key_id, mode, list_id, state, sandbox, total, unique_count, final_count, open_count, created_at, fill_position, fill_lease_expires_at,
+          `INSERT INTO requests (id, account_id, key_id, mode, list_id, state, sandbox, total, unique_count, final_count, open_count, created_at, fill_position, fill_lease_owner, fill_lease_expires_at,
              tally_debited, tally_released, tally_failed)
-           VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0)`,
+           VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0)`,
           [
             id,
             input.accountId,
@@ -123,7 +123,8 @@ export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): 
             open.length,
             input.now,
             fill ? 0 : null,
-            fill ? fill.leaseUntil : null,
+            fill ? fill.lease.owner : null,
+            fill ? fill.lease.until : null,
           ],
         );
         await bulk.insertPendingItems(tx, id, open, input.billable ? 'held' : 'none', false);

@@ -179,12 +179,26 @@ export function feedbackRole(db: Db): FeedbackRole {
 
     async startImport(input) {
       const id = timeOrderedId(input.now.getTime());
-      await db.run("INSERT INTO feedback_imports (id, account_id, source, name, state, started_at) VALUES (?, ?, ?, ?, 'running', ?)", [id, input.accountId, input.source, input.name, input.now]);
+      await db.run("INSERT INTO feedback_imports (id, account_id, source, name, state, started_at, lease_owner, lease_expires_at) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)", [
+        id,
+        input.accountId,
+        input.source,
+        input.name,
+        input.now,
+        input.lease?.owner ?? null,
+        input.lease?.until ?? null,
+      ]);
       return id;
     },
 
     async finishImport(id, state, now) {
-      const row = await db.get<ImportRow>("UPDATE feedback_imports SET state = ?, finished_at = ? WHERE id = ? RETURNING *", [state, now, id]);
+      // An import whose lease lapsed was ended failed meanwhile: it stays so.
+      const row =
+        (await db.get<ImportRow>("UPDATE feedback_imports SET state = ?, finished_at = ?, lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND state = 'running' RETURNING *", [
+          state,
+          now,
+          id,
+        ])) ?? (await db.get<ImportRow>('SELECT * FROM feedback_imports WHERE id = ?', [id]));
       if (!row) throw new Error(`feedback import ${id} does not exist`);
       return toImport(row);
     },

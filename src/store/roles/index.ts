@@ -20,6 +20,7 @@ import { listBatchesRole } from './list-batches.js';
 import { retentionRole } from './retention.js';
 import { verificationsRole } from './verifications.js';
 import { workQueueRole } from './work-queue.js';
+import { leasesRole } from './leases.js';
 import { accountViewsRole } from './account-views.js';
 import { keyManagementRole } from './key-management.js';
 import { listFilesRole } from './list-files.js';
@@ -60,6 +61,7 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     lists: listsRole(db, parts.bulk),
     listBatches: listBatchesRole(db, parts.bulk),
     rateLimits: own.rateLimits,
+    leases: leasesRole(db, parts.bulk),
     work: workQueueRole(db, parts, own.wakeUps),
     engineState: own.engineState,
     retention: retentionRole(db, own.purgeEngineState),

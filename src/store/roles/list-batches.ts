@@ -5,10 +5,11 @@
  * chunk, each chunk one short transaction here. Items are claimable as soon as their chunk is
  * committed; the request is finalized only once the fill is done (finalize.ts).
  *
- * The lease: each chunk renews `fill_lease_expires_at`; a fill whose process died lets it lapse
- * and `takeLapsedFill` hands it to another process (or the next start), which resumes at
- * `fill_position`. Two fillers that race after a stall cannot both write a chunk: a chunk is
- * written only if the request's position is still the one it was read at.
+ * The lease (`fill_lease_*`, kind `listFill` of leases.ts): the creating process's keeper renews
+ * it while the fill runs; a fill whose process died lets it lapse and is taken over by another
+ * process (or the next start), which resumes at `fill_position`. Two fillers that race after a
+ * stall cannot both write a chunk: a chunk is written only if the request's position is still the
+ * one it was read at.
  */
 import type { ListBatchesRole } from '../backend.js';
 import { list, Rollback } from '../sql.js';
@@ -27,18 +28,6 @@ interface FillRow {
 
 export function listBatchesRole(db: Db, bulk: BulkWrites): ListBatchesRole {
   return {
-    takeLapsedFill: (now, leaseUntil) =>
-      db.write(async (tx) => {
-        const row = await tx.get<{ id: string; list_id: string; fill_position: number }>(
-          `SELECT id, list_id, fill_position FROM requests WHERE fill_position IS NOT NULL AND fill_lease_expires_at < ?
-           ORDER BY fill_lease_expires_at LIMIT 1${tx.dialect.forUpdateSkipLocked}`,
-          [now],
-        );
-        if (!row) return null;
-        await tx.run('UPDATE requests SET fill_lease_expires_at = ? WHERE id = ?', [leaseUntil, row.id]);
-        return { requestId: row.id, listId: row.list_id, position: Number(row.fill_position) };
-      }),
-
     writeFillChunk: (input) =>
       db.write(async (tx) => {
         // The request row is read without a lock and locked only by the last statements: the
@@ -96,9 +85,9 @@ export function listBatchesRole(db: Db, bulk: BulkWrites): ListBatchesRole {
         // Written only if the fill is still at `from`: two fillers racing after a stall cannot both
         // write a chunk (the second one's inserts roll back with it).
         const moved = await tx.run(
-          `UPDATE requests SET unique_count = unique_count + ?, open_count = open_count + ?, final_count = final_count + ?, fill_position = ?, fill_lease_expires_at = ?
+          `UPDATE requests SET unique_count = unique_count + ?, open_count = open_count + ?, final_count = final_count + ?, fill_position = ?${input.done ? ', fill_lease_owner = NULL, fill_lease_expires_at = NULL' : ''}
            WHERE id = ? AND fill_position = ?`,
-          [opened + finals, opened, finals, input.done ? null : input.next, input.done ? null : input.leaseUntil, input.requestId, input.from],
+          [opened + finals, opened, finals, input.done ? null : input.next, input.requestId, input.from],
         );
         if (moved === 0) return new Rollback('lost' as const);
         if (billable) {

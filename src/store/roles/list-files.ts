@@ -1,7 +1,7 @@
 /**
  * Role: the files lists were uploaded from (kept, chunk by chunk, so a batch's results can be
  * written back into the owner's own file on any node, and an import whose node died can run
- * again from them: `takeLapsedImport`) and the rows they could not use.
+ * again from them: kind `listImport` of lease-kinds.ts) and the rows they could not use.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ListFilesRole } from '../backend.js';
@@ -74,25 +74,16 @@ export function listFilesRole(db: Db): ListFilesRole {
       ]);
     },
 
-    takeColumnChoice: async (accountId, listId, layoutJson) =>
-      (await db.run(
-        'UPDATE list_files SET column_choices_json = NULL, layout_json = ?, import_attempts = 1 WHERE list_id = ? AND account_id = ? AND column_choices_json IS NOT NULL',
-        [layoutJson, listId, accountId],
-      )) === 1,
-
-    takeLapsedImport: (now, leaseUntil) =>
+    takeColumnChoice: (accountId, listId, layoutJson, lease) =>
       db.write(async (tx) => {
-        const row = await tx.get<{ id: string; account_id: string; entries: number; layout_json: string; size_bytes: number }>(
-          `SELECT l.id, l.account_id, l.entries, f.layout_json, f.size_bytes FROM lists l JOIN list_files f ON f.list_id = l.id
-           WHERE l.state = 'importing' AND l.lease_expires_at < ? AND ${RESUMABLE_IMPORT}
-           ORDER BY l.lease_expires_at LIMIT 1${tx.dialect.forUpdateSkipLocked}`,
-          [now],
+        const took = await tx.run(
+          'UPDATE list_files SET column_choices_json = NULL, layout_json = ?, import_attempts = 1 WHERE list_id = ? AND account_id = ? AND column_choices_json IS NOT NULL',
+          [layoutJson, listId, accountId],
         );
-        if (!row) return null;
-        await tx.run('UPDATE lists SET lease_expires_at = ? WHERE id = ?', [leaseUntil, row.id]);
-        await tx.run('UPDATE list_files SET import_attempts = import_attempts + 1, bad_rows = 0 WHERE list_id = ?', [row.id]);
-        await tx.run('DELETE FROM list_bad_rows WHERE list_id = ?', [row.id]);
-        return { listId: row.id, accountId: row.account_id, entries: Number(row.entries), layoutJson: row.layout_json, sizeBytes: Number(row.size_bytes) };
+        if (took !== 1) return false;
+        // The import runs from here, leased to the taker (renewed by its keeper).
+        await tx.run("UPDATE lists SET lease_owner = ?, lease_expires_at = ? WHERE id = ? AND state = 'importing'", [lease.owner, lease.until, listId]);
+        return true;
       }),
 
     recordBadRows: (listId, rows, keep) =>

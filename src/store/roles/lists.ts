@@ -2,38 +2,35 @@
  * Role: stored lists (`presend lists import`, `POST /v1/requests {listId}`). An import is
  * `importing` until its last entries are in, then `ready` (or `failed`); entries keep their
  * import order. Entries are appended in chunks, each its own transaction, so a large import never
- * holds one long transaction. Each chunk renews the import's lease: an import whose process died
- * (kill -9, a crash) stops renewing it, and `failLapsedImports` marks it failed at the next
- * start, purge or listing; the retention purge then deletes its entries in small transactions.
- * An uploaded file whose import runs from its stored copy is not failed but taken over and run
- * again by a serving process (list-files.ts `takeLapsedImport`), a few times at most.
+ * holds one long transaction. An import is leased (kind `listImport` of leases.ts) by the process
+ * running it, whose keeper renews the lease: an import whose process died (kill -9, a crash)
+ * lets it lapse, and is marked failed by the next serving process, purge or listing; the retention
+ * purge then deletes its entries in small transactions. An uploaded file whose import runs from
+ * its stored copy is not failed but taken over and run again by a serving process, a few times at
+ * most (lease-kinds.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { ListsRole } from '../backend.js';
 import { toList } from '../rows.js';
 import type { ListRow } from '../rows.js';
 import type { Db } from '../sql.js';
-import type { ListRecord } from '../store.js';
+import type { LeaseGrant, ListRecord } from '../store.js';
 import type { BulkWrites } from './dialect-parts.js';
-import { RESUMABLE_IMPORT } from './list-files.js';
 
 /** Entries appended per transaction by `importList`. */
 const IMPORT_CHUNK = 5_000;
-
-/** What a lapsed import leaves in its file record (the dashboard shows it). */
-const LAPSED = 'the import stopped before its end (its process ended); import the file again';
 
 export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
   const finish = async (listId: string, state: 'ready' | 'failed'): Promise<ListRecord> => {
     // Only an import still under way ends here: one whose lease lapsed was marked failed meanwhile,
     // and one another run finished stays as it ended (failing it again changes nothing).
-    const row = await db.get<ListRow>("UPDATE lists SET state = ?, lease_expires_at = NULL WHERE id = ? AND state = 'importing' RETURNING *", [state, listId]);
+    const row = await db.get<ListRow>("UPDATE lists SET state = ?, lease_expires_at = NULL, lease_owner = NULL WHERE id = ? AND state = 'importing' RETURNING *", [state, listId]);
     if (row) return toList(row);
     const ended = state === 'failed' ? await db.get<ListRow>('SELECT * FROM lists WHERE id = ?', [listId]) : undefined;
     if (!ended) throw new Error(`list ${listId} does not exist or is no longer importing`);
     return toList(ended);
   };
-  const append = (listId: string, emails: readonly string[], leaseUntil?: Date, at?: number): Promise<void> =>
+  const append = (listId: string, emails: readonly string[], at?: number): Promise<void> =>
     db.write(async (tx) => {
       // Positions continue from the list row's count, locked (PostgreSQL) while this chunk goes in.
       const row = await tx.get<{ entries: number; state: string }>(`SELECT entries, state FROM lists WHERE id = ?${tx.dialect.forUpdate()}`, [listId]);
@@ -44,17 +41,14 @@ export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
       // A lapsed import was marked failed meanwhile: its late entries are not added to it.
       if (row.state !== 'importing') throw new Error(`list ${listId} is ${row.state}, not importing (its lease lapsed)`);
       await bulk.insertListEntries(tx, listId, row.entries, emails);
-      await tx.run('UPDATE lists SET entries = entries + ?, lease_expires_at = COALESCE(?, lease_expires_at) WHERE id = ?', [emails.length, leaseUntil ?? null, listId]);
+      await tx.run('UPDATE lists SET entries = entries + ? WHERE id = ?', [emails.length, listId]);
     });
 
-  const create = async (input: { accountId: string; name: string | null; now: Date; leaseUntil?: Date }): Promise<ListRecord> => {
-    const row = await db.get<ListRow>("INSERT INTO lists (id, account_id, name, state, created_at, lease_expires_at) VALUES (?, ?, ?, 'importing', ?, ?) RETURNING *", [
-      randomUUID(),
-      input.accountId,
-      input.name,
-      input.now,
-      input.leaseUntil ?? null,
-    ]);
+  const create = async (input: { accountId: string; name: string | null; now: Date; lease?: LeaseGrant }): Promise<ListRecord> => {
+    const row = await db.get<ListRow>(
+      "INSERT INTO lists (id, account_id, name, state, created_at, lease_owner, lease_expires_at) VALUES (?, ?, ?, 'importing', ?, ?, ?) RETURNING *",
+      [randomUUID(), input.accountId, input.name, input.now, input.lease?.owner ?? null, input.lease?.until ?? null],
+    );
     return toList(row as ListRow);
   };
 
@@ -62,19 +56,15 @@ export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
     createList: create,
     appendListEntries: append,
     finishListImport: finish,
-    renewImportLease: async (listId, leaseUntil) => {
-      await db.run("UPDATE lists SET lease_expires_at = ? WHERE id = ? AND state = 'importing'", [leaseUntil, listId]);
-    },
-
     async importList(input) {
-      const leaseFor = () => (input.leaseMs === undefined ? undefined : new Date(Date.now() + input.leaseMs));
-      const created = await create({ ...input, leaseUntil: leaseFor() });
+      const created = await create(input);
+      input.onCreated?.(created);
       try {
         let entries = 0;
         for await (const chunk of input.entries) {
           entries += chunk.length;
           if (input.maxEntries !== undefined && entries > input.maxEntries) throw new ListTooLarge(input.maxEntries);
-          for (let i = 0; i < chunk.length; i += IMPORT_CHUNK) await append(created.id, chunk.slice(i, i + IMPORT_CHUNK), leaseFor());
+          for (let i = 0; i < chunk.length; i += IMPORT_CHUNK) await append(created.id, chunk.slice(i, i + IMPORT_CHUNK));
         }
         if (entries === 0) throw new Error('no addresses in the file');
         return await finish(created.id, 'ready');
@@ -83,17 +73,6 @@ export function listsRole(db: Db, bulk: BulkWrites): ListsRole {
         throw new ListImportFailed(created.id, err);
       }
     },
-
-    failLapsedImports: (now) =>
-      db.write(async (tx) => {
-        const lapsed = await tx.all<{ id: string }>(
-          `UPDATE lists SET state = 'failed', lease_expires_at = NULL WHERE state = 'importing' AND lease_expires_at < ?
-             AND NOT EXISTS (SELECT 1 FROM list_files f WHERE f.list_id = lists.id AND ${RESUMABLE_IMPORT}) RETURNING id`,
-          [now],
-        );
-        for (const { id } of lapsed) await tx.run('UPDATE list_files SET error = ? WHERE list_id = ? AND error IS NULL', [LAPSED, id]);
-        return lapsed.length;
-      }),
 
     getList: async (accountId, listId) => {
       const row = await db.get<ListRow>('SELECT * FROM lists WHERE id = ? AND account_id = ?', [listId, accountId]);

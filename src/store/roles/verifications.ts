@@ -8,7 +8,7 @@ import type { VerificationsRole } from '../backend.js';
 import { finalizeStoredResult, settle } from '../billing-rules.js';
 import { toVerificationRecord } from '../rows.js';
 import type { VerificationRow } from '../rows.js';
-import { list, Rollback } from '../sql.js';
+import { Rollback } from '../sql.js';
 import type { Db, Tx } from '../sql.js';
 import type { StartVerificationOutcome, StoredResult, VerificationRecord } from '../store.js';
 import { timeOrderedId } from '../time-ordered-id.js';
@@ -42,7 +42,8 @@ async function settleCheck(
   return { billing: settled.billing, stored };
 }
 
-async function failLocked(tx: Tx, bulk: BulkWrites, row: VerificationRow, now: Date): Promise<VerificationRecord> {
+/** Fails a running check and releases its hold, the row already locked (also the end of a lapsed check nobody may take over: lease-kinds.ts). */
+export async function failLocked(tx: Tx, bulk: BulkWrites, row: VerificationRow, now: Date): Promise<VerificationRecord> {
   if (row.state !== 'running') return toVerificationRecord(row);
   if (row.billing === 'held') await moveCredits(tx, bulk, [{ accountId: row.account_id, kind: 'release', credits: 1, verificationId: row.id, at: now }]);
   const updated = await tx.get<VerificationRow>("UPDATE verifications SET state = 'failed', billing = ?, finished_at = ? WHERE id = ? RETURNING *", [
@@ -77,9 +78,9 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
         const billing = input.billable ? 'held' : 'none';
         if (!input.result) {
           await tx.run(
-            `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at, lease_expires_at, resumable)
-             VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, FALSE)`,
-            [id, input.accountId, input.keyId, input.email, input.billable, billing, input.now, input.leaseExpiresAt],
+            `INSERT INTO verifications (id, account_id, key_id, email, state, billable, billing, created_at, lease_owner, lease_expires_at, resumable)
+             VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, FALSE)`,
+            [id, input.accountId, input.keyId, input.email, input.billable, billing, input.now, input.lease.owner, input.lease.until],
           );
           return { kind: 'created', verification: record };
         }
@@ -131,16 +132,6 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
       return row && row.account_id === accountId ? toVerificationRecord(row) : null;
     },
 
-    // Rows another node is finishing right now are skipped (SKIP LOCKED on PostgreSQL), never failed under it.
-    failStale: (olderThan, now) =>
-      db.write(async (tx) => {
-        const stale = await tx.all<VerificationRow>(`SELECT * FROM verifications WHERE state = 'running' AND created_at < ?${tx.dialect.forUpdateSkipLocked}`, [
-          olderThan,
-        ]);
-        for (const row of stale) await failLocked(tx, bulk, row, now);
-        return stale.length;
-      }),
-
     // A check that ended between the caller's timeout and this write was never announced by
     // `complete` or `fail` (it was not resumable yet): its caller is told 202 all the same, so it is announced here.
     markResumable: (id, answeredAs) =>
@@ -153,30 +144,6 @@ export function verificationsRole(db: Db, bulk: BulkWrites): VerificationsRole {
         } else if (row?.state === 'failed') {
           await announceFailedCheck(tx, toVerificationRecord(row), answered, new Date());
         }
-      }),
-
-    renewLeases: async (ids, until) => {
-      if (ids.length === 0) return;
-      await db.run(`UPDATE verifications SET lease_expires_at = ? WHERE id ${db.dialect.inList} AND state = 'running'`, [until, list(ids)]);
-    },
-
-    // Two nodes sweeping at once take disjoint checks (SKIP LOCKED on PostgreSQL; one writer at a time on SQLite).
-    // A lapsed check no caller was told goes on (no 202) is failed and released instead: its
-    // caller got an error or nothing, and what it was not told of is never billed.
-    claimAbandoned: (input) =>
-      db.write(async (tx) => {
-        const unanswered = await tx.all<VerificationRow>(
-          `SELECT * FROM verifications WHERE state = 'running' AND NOT resumable AND lease_expires_at < ? ORDER BY created_at LIMIT ?${tx.dialect.forUpdateSkipLocked}`,
-          [input.now, input.limit],
-        );
-        for (const row of unanswered) await failLocked(tx, bulk, row, input.now);
-        const rows = await tx.all<VerificationRow>(
-          `UPDATE verifications SET lease_expires_at = ? WHERE id IN (
-             SELECT id FROM verifications WHERE state = 'running' AND resumable AND lease_expires_at < ? ORDER BY created_at LIMIT ?${tx.dialect.forUpdateSkipLocked}
-           ) RETURNING *`,
-          [input.leaseExpiresAt, input.now, input.limit],
-        );
-        return rows.sort((a, b) => a.created_at.localeCompare(b.created_at)).map(toVerificationRecord);
       }),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Role: webhooks (endpoints and deliveries). Endpoints are an account's; deliveries are rows the
- * senders lease the way the store leases all its work (claimAbandoned of verifications.ts, the
+ * senders lease the way the store leases all its work (leases.ts and the
  * items' claim): a claim moves due rows to `sending` with an owner and a lease (SKIP LOCKED on
  * PostgreSQL, one writer at a time on SQLite), the outcome is written only by the lease's owner,
  * and a lease that lapsed — its sender died mid-attempt — makes the row claimable again. An

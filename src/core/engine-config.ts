@@ -4,7 +4,7 @@
  */
 import type { PresendConfig } from '../config.js';
 import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './smtp/reply.js';
-import { DEFAULT_HOST_THROTTLE_BOUND_MS } from './smtp/host-queue.js';
+import { DEFAULT_HOST_THROTTLE_BOUND_MS } from './smtp/host-queue-settings.js';
 import { FIRST_CONTACT_SESSION_RCPTS, FIRST_CONTACT_TRANSACTION_ERRORS } from './smtp/host-profile.js';
 
 export type EngineConfig = Pick<

@@ -5,7 +5,7 @@
  * answer is soon asked again.
  */
 import { randomBytes } from 'node:crypto';
-import { classifyRcptReply } from './classify-reply.js';
+import { classifyRcptReply } from './replies/classify-by-table.js';
 import type { MxHost } from './dns/mail-hosts.js';
 import type { EngineParts } from './engine-parts.js';
 

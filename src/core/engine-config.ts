@@ -3,7 +3,7 @@
  * (tests shorten timeouts; benchmarks may raise batch sizes).
  */
 import type { PresendConfig } from '../config.js';
-import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './smtp/reply.js';
+import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './replies/parse.js';
 import { DEFAULT_HOST_THROTTLE_BOUND_MS } from './smtp/host-queue-settings.js';
 import { FIRST_CONTACT_SESSION_RCPTS, FIRST_CONTACT_TRANSACTION_ERRORS } from './smtp/host-profile.js';
 

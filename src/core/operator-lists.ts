@@ -1,5 +1,5 @@
 /** The operator's lists (docs/design.md §5): hard bounces, traps, blocked domains — the engine's and a call's own. */
-import type { ListHit } from './classify.js';
+import type { ListHit } from './classify-finding.js';
 import type { OperatorLists, VerifyOptions } from './ports.js';
 import type { ParsedAddress } from './syntax/address.js';
 

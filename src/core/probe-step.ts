@@ -3,8 +3,8 @@
  * probe riding the same pipelined transaction (catch-all.ts). Within one batch, every address
  * of a domain shares its DNS answer and catch-all probe through the batch memo.
  */
-import { classifyRcptReply } from './classify-reply.js';
-import type { AddressTraits, Finding } from './classify.js';
+import { classifyRcptReply } from './replies/classify-by-table.js';
+import type { AddressTraits, Finding } from './classify-finding.js';
 import type { MailHosts, MxHost } from './dns/mail-hosts.js';
 import { acceptsEveryRcpt } from './domain/provider-family.js';
 import { catchAllOf } from './catch-all.js';

@@ -9,10 +9,10 @@
  * `probe_not_configured` where a probe would be needed — it never invents an identity.
  *
  * A check reads top to bottom in verifyOne: its steps are named functions, each in the file of
- * its step (syntax/, operator-lists.ts and address-facts.ts, dns/, probe-step.ts, classify.ts,
+ * its step (syntax/, operator-lists.ts and address-facts.ts, dns/, probe-step.ts, classify-finding.ts,
  * envelope.ts). A batch goes the fast path (batch.ts) or, with lists, verifyEach.
  */
-import { classify, type AddressTraits, type Finding } from './classify.js';
+import { classify, type AddressTraits, type Finding } from './classify-finding.js';
 import { domainListHit, traitsOf } from './address-facts.js';
 import { isDisposableDomain } from './domain/lists.js';
 import type { MailHosts } from './dns/mail-hosts.js';
@@ -51,7 +51,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
   };
 }
 
-/** The step every path ends with: the finding classified (classify.ts) and put in its envelope (envelope.ts). */
+/** The step every path ends with: the finding classified (classify-finding.ts) and put in its envelope (envelope.ts). */
 function resultOf(parts: EngineParts, finding: Finding, traits: AddressTraits, input: string, email: string, attempts = 0, mxHost: string | null = null): EngineResult {
   const context = { now: parts.clock.now(), recheckDelayMs: parts.config.recheckDelayMs };
   return buildResult(classify(finding, traits), traits, context, { input, email, attempts, mxHost });

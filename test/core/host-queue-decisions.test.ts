@@ -7,7 +7,7 @@ import { HostLearning } from '../../src/core/smtp/host-profile.js';
 import { errorRoom, groupEndsSession, groupPlanInput, type GroupEnd, type GroupSituation } from '../../src/core/smtp/next-group.js';
 import { openFailureFate } from '../../src/core/smtp/open-failure.js';
 import { Entry, afterCut, afterUnusableHost, type HostResult, type PutBackRules } from '../../src/core/smtp/put-back.js';
-import { parseReplyText } from '../../src/core/smtp/reply.js';
+import { parseReplyText } from '../../src/core/replies/parse.js';
 import type { SessionFailure, TransactionResult } from '../../src/core/smtp/session.js';
 import { allowedSessions, fewerSessions, serverHasRoom, type SessionCounts } from '../../src/core/smtp/session-count.js';
 import { WaitingLine } from '../../src/core/smtp/waiting-line.js';

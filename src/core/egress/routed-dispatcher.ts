@@ -36,7 +36,7 @@ export interface RouteWithDispatcher {
 
 const PAUSED_DETAIL = 'every egress route is paused for';
 
-/** The failure the pool answers with when every route of the recipient's provider is paused (classify.ts reads it as `egress_paused`). */
+/** The failure the pool answers with when every route of the recipient's provider is paused (classify-finding.ts reads it as `egress_paused`). */
 export function isEgressPaused(failure: SessionFailure): boolean {
   return failure.kind === 'temporary' && failure.reply === null && failure.detail.startsWith(PAUSED_DETAIL);
 }

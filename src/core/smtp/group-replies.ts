@@ -5,9 +5,9 @@
  * answered and returns the others; the queue (host-queue.ts) puts them back (put-back.ts).
  */
 import type { Entry } from './put-back.js';
-import type { SmtpReply } from './reply.js';
+import type { SmtpReply } from '../replies/parse.js';
 import type { TransactionResult } from './session.js';
-import { hostSignalOf } from './throttle.js';
+import { hostSignalOf } from '../replies/host-signal.js';
 
 const is2xx = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
 /** A refusal naming recipient attempts (Haraka limit "Too many recipient attempts") caps recipients per connection. */

@@ -9,9 +9,9 @@
  * or one asking for time, a group it cut at a limit — has said nothing about the address: the
  * address goes back and keeps its attempts. A host that stays paused past
  * `hostThrottleBoundMs` leaves its unasked addresses `host_throttled` (recheck_scheduled with a
- * retry window, classify.ts), never a verdict and never TRANSIENT.
+ * retry window, classify-finding.ts), never a verdict and never TRANSIENT.
  */
-import type { SmtpReply } from './reply.js';
+import type { SmtpReply } from '../replies/parse.js';
 import type { SessionFailure } from './session.js';
 
 export interface ProbeTarget {

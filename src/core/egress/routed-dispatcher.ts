@@ -18,14 +18,9 @@ import type { ProbeTarget } from '../smtp/host-queue.js';
 import type { SessionFailure } from '../smtp/session.js';
 import type { EgressRoute } from './egress-routes.js';
 import { ipBlockSignal } from './ip-block-signal.js';
-import type { RouteHealth, RoutePause } from './route-health.js';
+import type { EgressStats, RouteHealth } from './route-health.js';
 
-/** What /metrics shows of the pool. */
-export interface EgressStats {
-  probes: Array<{ route: string; count: number }>;
-  blocks: Array<{ route: string; family: string; count: number }>;
-  paused: RoutePause[];
-}
+export type { EgressStats } from './route-health.js';
 
 export type ProbeDispatcher = Pick<MxDispatcher, 'probe' | 'probeEach' | 'warm' | 'close'>;
 

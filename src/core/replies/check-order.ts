@@ -14,7 +14,7 @@
  * that from here.
  */
 import type { SmtpReply } from './parse.js';
-import type { SmtpStep } from '../smtp/session.js';
+import type { SmtpStep } from '../smtp/steps.js';
 
 /** One command of a group: its step and, for RCPT, the recipient's index. */
 export interface GroupStep {

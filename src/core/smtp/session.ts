@@ -23,8 +23,9 @@ import { openTransport, upgradeTls, type ProxySettings } from './connect.js';
 import type { ReplyLimits, SmtpReply } from '../replies/parse.js';
 import { ReplyReader, type ReadResult } from '../replies/read-wire.js';
 import { ReplyTiming, fitsCommand, type GroupStep } from '../replies/check-order.js';
+import type { SmtpStep } from './steps.js';
 
-export type SmtpStep = 'connect' | 'banner' | 'ehlo' | 'helo' | 'starttls' | 'mail' | 'rcpt' | 'rset' | 'quit';
+export type { SmtpStep };
 
 export type SessionFailureKind =
   | 'refused' // nothing listens / unreachable

@@ -13,6 +13,8 @@ import { DEFAULT_TABLE_LIMITS, MB, type TableLimits } from './files/limits.js';
 import { DEFAULT_SIGNATURE_MAX_AGE_S } from './feedback/providers/signed-time.js';
 import { DEFAULT_FEEDBACK_EVENTS_RETENTION_DAYS } from './feedback/event-retention.js';
 import { parseEgressRoutes, type EgressRoute } from './core/egress/egress-routes.js';
+import type { EngineSettings } from './core/engine-config.js';
+import type { HostPort } from './core/dns/resolver.js';
 import { readFileSync } from 'node:fs';
 
 export class ConfigError extends Error {
@@ -25,20 +27,19 @@ export class ConfigError extends Error {
   }
 }
 
-export interface HostPort {
-  host: string;
-  port: number;
-}
+export type { HostPort };
 
-export interface PresendConfig {
+/**
+ * Every setting. The engine's own (DNS servers, SMTP port, HELO name, MAIL FROM, proxy, egress
+ * routes, timeouts, sessions per MX) are declared by the engine (src/core/engine-config.ts,
+ * EngineSettings) and read from PRESEND_DNS_SERVERS, PRESEND_SMTP_PORT, PRESEND_ALLOW_PRIVATE_MX,
+ * PRESEND_HELO_NAME, PRESEND_MAIL_FROM, PRESEND_SMTP_PROXY, PRESEND_EGRESS, PRESEND_RECHECK_DELAY_MS,
+ * PRESEND_MAX_SESSIONS_PER_MX, PRESEND_SMTP_TIMEOUT_MS and PRESEND_DNS_TIMEOUT_MS (loadConfig below).
+ */
+export interface PresendConfig extends EngineSettings {
   databaseUrl: string;
   host: string;
   port: number;
-  /** Empty means the system resolver. */
-  dnsServers: HostPort[];
-  smtpPort: number;
-  /** false: refuse private MX addresses; 'loopback': 127.0.0.0/8 and ::1 only; true: all. */
-  allowPrivateMx: PrivateMxAllowance;
   /**
    * Webhook endpoints on loopback/private/link-local addresses (PRESEND_ALLOW_PRIVATE_WEBHOOKS):
    * false (refused, the default), 'loopback' or true, as allowPrivateMx — an owner chooses the URL,
@@ -49,10 +50,6 @@ export interface PresendConfig {
   webhookTimeoutMs: number;
   /** How often an idle webhook sender looks for due deliveries (PRESEND_WEBHOOK_POLL_MS). */
   webhookPollMs: number;
-  /** Required before a live probe is made; null means "not configured" (live probes refuse). */
-  heloName: string | null;
-  mailFrom: string | null;
-  smtpProxy: string | null;
   /**
    * The mail server `presend doctor` connects to on port 25 to see that probes get out
    * (PRESEND_CANARY_MX, a host name or address); null: the MX of PRESEND_MAIL_FROM's domain.
@@ -66,17 +63,6 @@ export interface PresendConfig {
   /** DNS blocklist zones the doctor looks the egress address up in (PRESEND_DNSBLS; `none` for none). */
   dnsbls: string[];
   /**
-   * The egress routes (PRESEND_EGRESS, src/core/egress/egress-routes.ts); without it, the one
-   * route of PRESEND_SMTP_PROXY (or direct) and PRESEND_HELO_NAME. Empty without a HELO name.
-   * With several, the engine spreads work over them by provider health
-   * (src/core/egress/routed-dispatcher.ts); heloName, smtpProxy and smtpSourceAddress are the
-   * first route's (the one route's settings when there is one). `presend doctor` checks each.
-   */
-  egress: EgressRoute[];
-  /** Local address probe connections are bound to (the first egress route's `source`); null: the system's choice. */
-  smtpSourceAddress: string | null;
-  recheckDelayMs: number;
-  /**
    * The same delay for sandbox keys (PRESEND_SANDBOX_RECHECK_DELAY_MS): the sandbox's `greylisted@`
    * is rechecked in seconds, so a trial batch does not wait the live delay three times.
    */
@@ -84,17 +70,12 @@ export interface PresendConfig {
   retentionDays: number;
   baseUrl: string;
   apiKey: string | null;
-  /** Concurrent SMTP sessions allowed per MX host (summed over all workers on PostgreSQL). */
-  maxSessionsPerMx: number;
   /**
    * How long an MX host may keep throttling us (421s, rate-limit replies about the client) before
    * the addresses it never answered about end recheck_scheduled (reason host_throttled) instead
    * of waiting on (PRESEND_HOST_THROTTLE_BOUND_MS).
    */
   hostThrottleBoundMs: number;
-  /** Per-step SMTP timeout (connect, banner, each reply). */
-  smtpTimeoutMs: number;
-  dnsTimeoutMs: number;
   /** Default token bucket per key: sustained requests/s and burst. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;

@@ -2,7 +2,7 @@
  * What is known about an address before any network: its traits (role, free provider,
  * suspected typo) and the maintained lists that decide it outright.
  */
-import type { AddressTraits, ListHit } from './classify.js';
+import type { AddressTraits, ListHit } from './classify-finding.js';
 import { isDisposableDomain, isFreeProvider, isRoleLocalPart, looksLikeSpamtrap } from './domain/lists.js';
 import { suggestDomain } from './domain/typo.js';
 import type { ParsedAddress } from './syntax/address.js';

@@ -12,8 +12,8 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import { domainTraitsOf, NO_TRAITS, traitsOf, type DomainTraits } from './address-facts.js';
-import { classifyRcptReply } from './classify-reply.js';
-import type { AddressTraits, Finding } from './classify.js';
+import { classifyRcptReply } from './replies/classify-by-table.js';
+import type { AddressTraits, Finding } from './classify-finding.js';
 import type { MailHosts, MxHost } from './dns/mail-hosts.js';
 import { isDisposableDomain, looksLikeSpamtrap } from './domain/lists.js';
 import { acceptsEveryRcpt } from './domain/provider-family.js';

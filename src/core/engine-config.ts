@@ -1,26 +1,47 @@
 /**
- * What the engine reads from PresendConfig, plus tuning knobs with documented defaults
- * (tests shorten timeouts; benchmarks may raise batch sizes).
+ * The engine's settings: what it reads of a process's configuration (declared here, filled by
+ * src/config.ts from the environment — the engine imports nothing above it), plus tuning knobs
+ * with documented defaults (tests shorten timeouts; benchmarks may raise batch sizes).
  */
-import type { PresendConfig } from '../config.js';
-import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './smtp/reply.js';
-import { DEFAULT_HOST_THROTTLE_BOUND_MS } from './smtp/host-queue.js';
+import type { HostPort } from './dns/resolver.js';
+import type { PrivateMxAllowance } from './dns/address-safety.js';
+import type { EgressRoute } from './egress/egress-routes.js';
+import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './replies/parse.js';
+import { DEFAULT_HOST_THROTTLE_BOUND_MS } from './smtp/host-queue-settings.js';
 import { FIRST_CONTACT_SESSION_RCPTS, FIRST_CONTACT_TRANSACTION_ERRORS } from './smtp/host-profile.js';
 
-export type EngineConfig = Pick<
-  PresendConfig,
-  | 'dnsServers'
-  | 'smtpPort'
-  | 'allowPrivateMx'
-  | 'heloName'
-  | 'mailFrom'
-  | 'smtpProxy'
-  | 'recheckDelayMs'
-  | 'maxSessionsPerMx'
-  | 'smtpTimeoutMs'
-  | 'dnsTimeoutMs'
-> &
-  Partial<Pick<PresendConfig, 'smtpSourceAddress' | 'egress'>> &
+/** The settings of the engine a process configures (PresendConfig extends it; the variables are named in src/config.ts). */
+export interface EngineSettings {
+  /** Empty means the system resolver. */
+  dnsServers: HostPort[];
+  smtpPort: number;
+  /** false: refuse private MX addresses; 'loopback': 127.0.0.0/8 and ::1 only; true: all. */
+  allowPrivateMx: PrivateMxAllowance;
+  /** Required before a live probe is made; null means "not configured" (live probes refuse). */
+  heloName: string | null;
+  mailFrom: string | null;
+  smtpProxy: string | null;
+  /**
+   * The egress routes (PRESEND_EGRESS, src/core/egress/egress-routes.ts); without it, the one
+   * route of PRESEND_SMTP_PROXY (or direct) and PRESEND_HELO_NAME. Empty without a HELO name.
+   * With several, the engine spreads work over them by provider health
+   * (src/core/egress/routed-dispatcher.ts); heloName, smtpProxy and smtpSourceAddress are the
+   * first route's (the one route's settings when there is one). `presend doctor` checks each.
+   */
+  egress: EgressRoute[];
+  /** Local address probe connections are bound to (the first egress route's `source`); null: the system's choice. */
+  smtpSourceAddress: string | null;
+  recheckDelayMs: number;
+  /** Concurrent SMTP sessions allowed per MX host (summed over all workers on PostgreSQL). */
+  maxSessionsPerMx: number;
+  /** Per-step SMTP timeout (connect, banner, each reply). */
+  smtpTimeoutMs: number;
+  dnsTimeoutMs: number;
+}
+
+/** What createEngine takes: the settings (egress routes and source address optional), and any tuning to override. */
+export type EngineConfig = Omit<EngineSettings, 'smtpSourceAddress' | 'egress'> &
+  Partial<Pick<EngineSettings, 'smtpSourceAddress' | 'egress'>> &
   Partial<EngineTuning>;
 
 export interface EngineTuning {

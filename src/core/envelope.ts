@@ -3,7 +3,7 @@
  * classification: outcome, decision and status per verdict (docs/design.md §5), retry window,
  * billing, score and the legacy `decision` object. Pure.
  */
-import type { AddressTraits, Classification } from './classify.js';
+import type { AddressTraits, Classification } from './classify-finding.js';
 import type {
   EngineResult,
   EnvelopeStatus,

@@ -12,7 +12,7 @@
  *   makes the decision `suppress` whatever the verdict, with reason `complained`: the mailbox may
  *   well exist, but its owner asked not to get mail.
  */
-import type { Classification } from './classify.js';
+import type { Classification } from './classify-finding.js';
 import { buildResult } from './envelope.js';
 import { traitsOf } from './address-facts.js';
 import { parseAddress } from './syntax/address.js';

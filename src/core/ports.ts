@@ -5,7 +5,7 @@
  * patching modules, and the PostgreSQL deployment can share limits and caches across workers.
  */
 import type { EngineResult, PublicVerdict } from './types.js';
-import type { EgressStats } from './egress/routed-dispatcher.js';
+import type { EgressStats } from './egress/route-health.js';
 import type { RoutePause } from './egress/route-health.js';
 
 export interface Clock {

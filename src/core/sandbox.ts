@@ -3,7 +3,7 @@
  * driven by the local part (`undeliverable+42@x` behaves as `undeliverable@x`). The syntax
  * check still runs first, so sandbox callers see the same 400s as live ones.
  */
-import type { AddressTraits, Classification } from './classify.js';
+import type { AddressTraits, Classification } from './classify-finding.js';
 import { buildResult } from './envelope.js';
 import { systemClock, type Clock, type Engine, type VerifyOptions } from './ports.js';
 import { parseAddress } from './syntax/address.js';

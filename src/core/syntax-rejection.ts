@@ -4,7 +4,7 @@
  * it for invalid entries of a stored list, which are final at batch creation without a probe.
  */
 import { NO_TRAITS } from './address-facts.js';
-import { classify } from './classify.js';
+import { classify } from './classify-finding.js';
 import { buildResult } from './envelope.js';
 import type { SyntaxError } from './syntax/address.js';
 import type { EngineResult } from './types.js';

@@ -1,6 +1,6 @@
 /**
  * Hard or soft: what a bounce says about the address. A bounce's remote reply is read through the
- * same reply table the engine reads RCPT replies with (src/core/reply-table.ts), so "no such
+ * same reply table the engine reads RCPT replies with (src/core/replies/table.ts), so "no such
  * mailbox" means one thing everywhere; its enhanced status code (RFC 3463) decides when the reply
  * does not. A permanent failure that is about the message or the sender, not the address — a
  * policy or spam block (X.7.x), a full mailbox (X.2.2), a message too big (X.3.4, X.2.3), its
@@ -8,8 +8,8 @@
  * permanent failure (5.1.x bad mailbox or domain, 5.2.1 disabled, 5.4.4 unroutable, 5.0.0) is hard,
  * as the ESPs count "Permanent" bounces.
  */
-import { classifyRcptReply } from '../core/classify-reply.js';
-import { enhancedCodeOf, makeReply } from '../core/smtp/reply.js';
+import { classifyRcptReply } from '../core/replies/classify-by-table.js';
+import { enhancedCodeOf, makeReply } from '../core/replies/parse.js';
 import type { FeedbackKind } from './events.js';
 
 export type BounceKind = Extract<FeedbackKind, 'hard_bounce' | 'soft_bounce'>;

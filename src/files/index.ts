@@ -15,7 +15,7 @@ export type { TableErrorCode } from './errors.js';
 export { delimiterName, parseDelimiterOption } from './delimiter.js';
 export { AddressRows, describeSyntaxError } from './address-rows.js';
 export type { AddressRow, RowCounts, RowKind } from './address-rows.js';
-export { RESULT_COLUMNS, isResultColumn, resultCells, rowSummary, summariseResult } from './result-columns.js';
+export { RESULT_COLUMNS, isResultColumn, resultCells, rowSummary, summariseResult, type ResultFields } from './result-columns.js';
 export type { ResultColumn, ResultSummary } from './result-columns.js';
 export { ROW_SETS, parseRowSets, rowSet } from './only-filter.js';
 export type { RowSet } from './only-filter.js';

@@ -7,7 +7,6 @@
  * §5: status `rejected`, decision `suppress`, reason `invalid_syntax`, no verdict, never billed),
  * so a file verified with `presend batch` and the same file imported as a list agree.
  */
-import type { ResultItem } from '../client/types.js';
 import { describeSyntaxError, type AddressRow } from './address-rows.js';
 
 export const RESULT_COLUMNS = [
@@ -50,11 +49,33 @@ export interface ResultSummary {
   checkedAt: string;
 }
 
+/**
+ * What a row reads of one result: the fields of a results page's item (the SDK's ResultItem,
+ * or a stored row rendered as one). Declared here, not imported from the SDK: src/files sits
+ * below the client and the service that both hand it results.
+ */
+export interface ResultFields {
+  state?: string | null;
+  score?: number | null;
+  reasonCodes?: readonly string[] | null;
+  checkedAt?: string | null;
+  decision?: { didYouMean?: string | null } | null;
+  presend?: {
+    status?: string | null;
+    decision?: string | null;
+    verdict?: string | null;
+    reasons?: readonly string[] | null;
+    confidence?: number | null;
+    provider_family?: string | null;
+    evidence_class?: string | null;
+  } | null;
+}
+
 function text(value: string | number | null | undefined): string {
   return value === null || value === undefined ? '' : String(value);
 }
 
-export function summariseResult(item: ResultItem): ResultSummary {
+export function summariseResult(item: ResultFields): ResultSummary {
   const envelope = item.presend;
   return {
     status: text(item.state ?? envelope?.status),

@@ -1,9 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { classifyRcptReply, saysNothingAboutMailbox } from '../../src/core/classify-reply.js';
-import { REPLY_TABLE } from '../../src/core/reply-table.js';
-import { parseReplyText } from '../../src/core/smtp/reply.js';
+import { classifyRcptReply, saysNothingAboutMailbox } from '../../src/core/replies/classify-by-table.js';
+import { REPLY_TABLE } from '../../src/core/replies/table.js';
+import { parseReplyText } from '../../src/core/replies/parse.js';
 import { DOCUMENTED_REPLIES, NO_MAILBOX_WORDINGS, QUOTA_WORDINGS } from './documented-replies.js';
 import { REPLY_DOC_PATH, renderReplyTable } from './reply-table-doc.js';
 

@@ -1,8 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { classify, type AddressTraits, type Finding } from '../../src/core/classify.js';
+import { classify, type AddressTraits, type Finding } from '../../src/core/classify-finding.js';
 import { buildEnvelope } from '../../src/core/envelope.js';
-import { parseReplyText } from '../../src/core/smtp/reply.js';
+import { parseReplyText } from '../../src/core/replies/parse.js';
 import type { ProbeOutcome } from '../../src/core/smtp/dispatcher.js';
 import type { PreSendDecision, PublicVerdict, EnvelopeStatus, Outcome } from '../../src/core/types.js';
 

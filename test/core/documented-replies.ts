@@ -4,7 +4,7 @@
  * lists them. Addresses and IPs of the originals are replaced by documentation values
  * (example.com, 203.0.113.7) where the source showed a real one.
  */
-import type { RcptClass } from '../../src/core/classify-reply.js';
+import type { RcptClass } from '../../src/core/replies/classify-by-table.js';
 
 export interface DocumentedReply {
   who: string;

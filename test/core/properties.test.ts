@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseAddress } from '../../src/core/syntax/address.js';
-import { ReplyParser, type SmtpReply } from '../../src/core/smtp/reply.js';
+import { ReplyParser, type SmtpReply } from '../../src/core/replies/parse.js';
 
 describe('properties', () => {
   test('parsing never throws, and a normalised address parses to itself', () => {

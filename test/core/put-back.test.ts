@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Entry, afterCut, afterHostPause, afterRefusal, afterSilence, type HostResult, type PutBackRules } from '../../src/core/smtp/put-back.js';
-import { parseReplyText } from '../../src/core/smtp/reply.js';
+import { parseReplyText } from '../../src/core/replies/parse.js';
 import type { SessionFailure } from '../../src/core/smtp/session.js';
 
 const RULES: PutBackRules = { now: 0, closing: false, maxRequeues: 2, hostThrottleBoundMs: 1000 };

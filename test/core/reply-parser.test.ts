@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { ReplyParser, parseReplyText } from '../../src/core/smtp/reply.js';
+import { ReplyParser, parseReplyText } from '../../src/core/replies/parse.js';
 
 const LIMITS = { maxLineBytes: 512, maxLines: 10, maxReplyBytes: 2048 };
 

@@ -5,9 +5,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { classifyRcptReply } from '../../src/core/classify-reply.js';
-import { REPLY_TABLE } from '../../src/core/reply-table.js';
-import { parseReplyText } from '../../src/core/smtp/reply.js';
+import { classifyRcptReply } from '../../src/core/replies/classify-by-table.js';
+import { REPLY_TABLE } from '../../src/core/replies/table.js';
+import { parseReplyText } from '../../src/core/replies/parse.js';
 import { DOCUMENTED_REPLIES, NO_MAILBOX_WORDINGS, QUOTA_WORDINGS } from './documented-replies.js';
 
 export const REPLY_DOC_PATH = fileURLToPath(new URL('../../docs/reply-table.md', import.meta.url));
@@ -18,7 +18,7 @@ const code = (text: string): string => `\`${text.replace(/`/g, "'")}\``;
 function condition(rule: (typeof REPLY_TABLE)[number]): string {
   const parts = [rule.codes === 'failure' ? '4xx/5xx' : rule.codes];
   if (rule.enhanced) parts.push(`enhanced ${code(rule.enhanced.source)}`);
-  if (rule.text) parts.push(rule.text.source.length > 60 ? 'wording (see src/core/reply-wording.ts)' : `text ${code(rule.text.source)}`);
+  if (rule.text) parts.push(rule.text.source.length > 60 ? 'wording (see src/core/replies/wording.ts)' : `text ${code(rule.text.source)}`);
   if (rule.unless) parts.push('unless policy wording');
   return parts.join(', ');
 }
@@ -27,11 +27,11 @@ export function renderReplyTable(): string {
   const lines = [
     '# How Presend reads an RCPT reply',
     '',
-    '<!-- Generated from src/core/reply-table.ts and test/core/documented-replies.ts by',
+    '<!-- Generated from src/core/replies/table.ts and test/core/documented-replies.ts by',
     '     `node --import tsx test/core/reply-table-doc.ts --write`; a test fails when it is stale. -->',
     '',
     'Each reply to `RCPT TO` is read by meaning, not by its code alone: the first row below that',
-    'matches decides. Verdicts follow from the class (src/core/classify.ts): `no_mailbox` and',
+    'matches decides. Verdicts follow from the class (src/core/classify-finding.ts): `no_mailbox` and',
     '`disabled` → UNDELIVERABLE_NO_MAILBOX, `full` → MAILBOX_FULL, `greylisted` → GREYLISTED,',
     '`throttled` and `temporary` → TRANSIENT, `blocked` and `rejected_unclassified` → UNKNOWN.',
     '',

@@ -2,7 +2,7 @@ import { test, describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProbeSession, type SessionSettings } from '../../src/core/smtp/session.js';
 import { HostQueue, type HostQueueSettings, type HostResult } from '../../src/core/smtp/host-queue.js';
-import { DEFAULT_REPLY_LIMITS } from '../../src/core/smtp/reply.js';
+import { DEFAULT_REPLY_LIMITS } from '../../src/core/replies/parse.js';
 import { createMemorySessionLimiter } from '../../src/core/limiter.js';
 import { defaultScript, startScriptedSmtp, type Script } from './scripted-smtp.js';
 import { startSocksProxy } from '../../src/mailworld/index.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readBlocklistCodes } from '../../src/service/prober-health/dnsbl.js';
 import { reverseName } from '../../src/core/dns/reverse-name.js';
 import { addressNamedIn } from '../../src/service/prober-health/canary.js';
-import { makeReply } from '../../src/core/smtp/reply.js';
+import { makeReply } from '../../src/core/replies/parse.js';
 
 describe('blocklist answers', () => {
   test('127.0.0.x answers are listings', () => {

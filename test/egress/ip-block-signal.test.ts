@@ -1,7 +1,7 @@
 /** Which replies say the prober's address is refused (src/core/egress/ip-block-signal.ts), from real providers' texts. */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseReplyText } from '../../src/core/smtp/reply.js';
+import { parseReplyText } from '../../src/core/replies/parse.js';
 import { ipBlockSignal } from '../../src/core/egress/ip-block-signal.js';
 
 const CASES: Array<[string, string | null]> = [

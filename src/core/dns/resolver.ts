@@ -7,8 +7,13 @@
  */
 import { Resolver } from 'node:dns/promises';
 import type { MxRecord } from 'node:dns';
-import type { HostPort } from '../../config.js';
 import { reverseName } from './reverse-name.js';
+
+/** A DNS server to ask (PRESEND_DNS_SERVERS). */
+export interface HostPort {
+  host: string;
+  port: number;
+}
 
 export type DnsFailure = 'nxdomain' | 'nodata' | 'servfail' | 'timeout' | 'error';
 

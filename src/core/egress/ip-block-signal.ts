@@ -5,7 +5,7 @@
  * which also holds refusals that another route would get just the same (the envelope sender,
  * SPF/DMARC of the sender's domain, content policy).
  */
-import type { SmtpReply } from '../smtp/reply.js';
+import type { SmtpReply } from '../replies/parse.js';
 
 interface IpBlockRule {
   id: string;

@@ -177,3 +177,10 @@ export class RouteHealth {
     return [...this.known.values()].filter((p) => p.until > now);
   }
 }
+
+/** What /metrics shows of the pool (routed-dispatcher.ts fills it; declared here, below the dispatchers, so the engine's ports can name it). */
+export interface EgressStats {
+  probes: Array<{ route: string; count: number }>;
+  blocks: Array<{ route: string; family: string; count: number }>;
+  paused: RoutePause[];
+}

@@ -18,14 +18,9 @@ import type { ProbeTarget } from '../smtp/host-queue.js';
 import type { SessionFailure } from '../smtp/session.js';
 import type { EgressRoute } from './egress-routes.js';
 import { ipBlockSignal } from './ip-block-signal.js';
-import type { RouteHealth, RoutePause } from './route-health.js';
+import type { EgressStats, RouteHealth } from './route-health.js';
 
-/** What /metrics shows of the pool. */
-export interface EgressStats {
-  probes: Array<{ route: string; count: number }>;
-  blocks: Array<{ route: string; family: string; count: number }>;
-  paused: RoutePause[];
-}
+export type { EgressStats } from './route-health.js';
 
 export type ProbeDispatcher = Pick<MxDispatcher, 'probe' | 'probeEach' | 'warm' | 'close'>;
 
@@ -36,7 +31,7 @@ export interface RouteWithDispatcher {
 
 const PAUSED_DETAIL = 'every egress route is paused for';
 
-/** The failure the pool answers with when every route of the recipient's provider is paused (classify.ts reads it as `egress_paused`). */
+/** The failure the pool answers with when every route of the recipient's provider is paused (classify-finding.ts reads it as `egress_paused`). */
 export function isEgressPaused(failure: SessionFailure): boolean {
   return failure.kind === 'temporary' && failure.reply === null && failure.detail.startsWith(PAUSED_DETAIL);
 }

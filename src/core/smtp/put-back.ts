@@ -9,9 +9,9 @@
  * or one asking for time, a group it cut at a limit — has said nothing about the address: the
  * address goes back and keeps its attempts. A host that stays paused past
  * `hostThrottleBoundMs` leaves its unasked addresses `host_throttled` (recheck_scheduled with a
- * retry window, classify.ts), never a verdict and never TRANSIENT.
+ * retry window, classify-finding.ts), never a verdict and never TRANSIENT.
  */
-import type { SmtpReply } from './reply.js';
+import type { SmtpReply } from '../replies/parse.js';
 import type { SessionFailure } from './session.js';
 
 export interface ProbeTarget {
@@ -77,21 +77,34 @@ export interface PutBackRules {
   hostThrottleBoundMs: number;
 }
 
+/** Where one entry goes: back to the queue, or final with this outcome. */
+type Fate = HostOutcome | 'back';
+
+const ABORTED: HostOutcome = { kind: 'aborted' };
+
+/** The one loop of every put-back: settled entries are skipped, each other one goes back or ends as `fateOf` decides. */
+function sortOut(entries: readonly Entry[], fateOf: (entry: Entry) => Fate): Entry[] {
+  const back: Entry[] = [];
+  for (const entry of entries) {
+    if (entry.settled) continue;
+    const fate = fateOf(entry);
+    if (fate === 'back') back.push(entry);
+    else entry.end(fate);
+  }
+  return back;
+}
+
 /**
  * The host paused (a throttling reply about the client, a 421 at the greeting, a 421 asking for
  * time): the entries were not asked about themselves. Returns those to put back; the ones the
  * host has kept waiting past the bound end `host_throttled`.
  */
 export function afterHostPause(entries: readonly Entry[], rules: PutBackRules, reply: SmtpReply | null, detail: string): Entry[] {
-  const back: Entry[] = [];
-  for (const entry of entries) {
-    if (entry.settled) continue;
+  return sortOut(entries, (entry) => {
     entry.pausedSince ??= rules.now;
-    if (rules.closing) entry.end({ kind: 'aborted' });
-    else if (rules.now - entry.pausedSince > rules.hostThrottleBoundMs) entry.end({ kind: 'host_throttled', reply, detail });
-    else back.push(entry);
-  }
-  return back;
+    if (rules.closing) return ABORTED;
+    return rules.now - entry.pausedSince > rules.hostThrottleBoundMs ? { kind: 'host_throttled', reply, detail } : 'back';
+  });
 }
 
 /**
@@ -99,14 +112,10 @@ export function afterHostPause(entries: readonly Entry[], rules: PutBackRules, r
  * cut counted as a refusal): back, unless the host has done so too often (then final, as `failure`).
  */
 export function afterRefusal(entries: readonly Entry[], rules: PutBackRules, failure: SessionFailure): Entry[] {
-  const back: Entry[] = [];
-  for (const entry of entries) {
-    if (entry.settled) continue;
-    if (rules.closing) entry.end({ kind: 'aborted' });
-    else if (++entry.requeues > rules.maxRequeues) entry.end({ kind: 'failure', failure });
-    else back.push(entry);
-  }
-  return back;
+  return sortOut(entries, (entry) => {
+    if (rules.closing) return ABORTED;
+    return ++entry.requeues > rules.maxRequeues ? { kind: 'failure', failure } : 'back';
+  });
 }
 
 /**
@@ -116,15 +125,10 @@ export function afterRefusal(entries: readonly Entry[], rules: PutBackRules, fai
  * count as refusals.
  */
 export function afterCut(entries: readonly Entry[], rules: PutBackRules, failure: SessionFailure): Entry[] {
-  const back: Entry[] = [];
-  const refused: Entry[] = [];
-  for (const entry of entries) {
-    if (entry.settled) continue;
-    if (rules.closing) entry.end({ kind: 'aborted' });
-    else if (++entry.cuts > rules.maxRequeues) refused.push(entry);
-    else back.push(entry);
-  }
-  return [...afterRefusal(refused, rules, failure), ...back];
+  const cut = sortOut(entries, () => (rules.closing ? ABORTED : 'back'));
+  for (const entry of cut) entry.cuts++;
+  const tooOften = (entry: Entry): boolean => entry.cuts > rules.maxRequeues;
+  return [...afterRefusal(cut.filter(tooOften), rules, failure), ...cut.filter((entry) => !tooOften(entry))];
 }
 
 /**
@@ -132,12 +136,18 @@ export function afterCut(entries: readonly Entry[], rules: PutBackRules, failure
  * blue): that is the address's attempt; `maxAttempts` of those end it as `failure`.
  */
 export function afterSilence(entries: readonly Entry[], maxAttempts: number, failure: SessionFailure): Entry[] {
-  const back: Entry[] = [];
+  return sortOut(entries, (entry) => (++entry.attempts >= maxAttempts ? { kind: 'failure', failure } : 'back'));
+}
+
+/**
+ * No session could be opened, for a reason about the host, not a pause: each waiting entry has
+ * had its attempt. An unreachable host passes them to the next MX (`failover`); a host that
+ * answered (a 554 banner, garbage) has spoken for the domain, and they end as `failure`.
+ */
+export function afterUnusableHost(entries: readonly Entry[], failure: SessionFailure, unreachable: boolean): void {
   for (const entry of entries) {
-    if (entry.settled) continue;
     entry.attempts++;
-    if (entry.attempts >= maxAttempts) entry.end({ kind: 'failure', failure });
-    else back.push(entry);
+    if (unreachable) entry.settle({ kind: 'failover', failure, attempts: entry.attempts });
+    else entry.end({ kind: 'failure', failure });
   }
-  return back;
 }

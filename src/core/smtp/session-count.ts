@@ -45,3 +45,40 @@ export function sessionsForPath(pathMs: number, slowEveryReply: boolean, allowed
   const wanted = slowEveryReply ? allowed : NEAR_PATH_SESSIONS + Math.floor(Math.max(0, pathMs) / MS_PER_EXTRA_SESSION);
   return Math.max(1, Math.min(allowed, wanted));
 }
+
+/** A path this long (round trip, ms) leaves a QUIT on its way while the next session connects. */
+export const FAR_PATH_MS = 5;
+
+/** Our sessions of one host, as the queue counts them. */
+export interface SessionCounts {
+  /** Started and not yet over for us (opening, serving or waiting for work). */
+  open: number;
+  /** Running a group right now. */
+  busy: number;
+  /** QUIT sent, 221 awaited: over for us, still open at the server. */
+  quitting: number;
+  /** At most this many at once: the politeness cap and what the host taught, lowered while it is busier than us. */
+  target: number;
+}
+
+/** Sessions at once this host allows as known: the target, under the limit its MTA keeps (at least one). */
+export function allowedSessions(counts: SessionCounts, ceiling: number): number {
+  return Math.max(1, Math.min(counts.target, ceiling));
+}
+
+/**
+ * Whether one more session stays within what the host allows as the host counts: a session we
+ * sent QUIT on is over for us (its slot is free at once) but open at the server until it has
+ * read the QUIT — a round trip later on a far path. On a near path the server has read the QUIT
+ * before our next connection reaches it — unless it holds every reply (a penalised client: the
+ * QUIT waits its turn like the rest).
+ */
+export function serverHasRoom(counts: SessionCounts, allowed: number, pathMs: number | null, slowEveryReply: boolean): boolean {
+  const lingering = (pathMs ?? 0) >= FAR_PATH_MS || slowEveryReply ? counts.quitting : 0;
+  return counts.open + lingering < allowed;
+}
+
+/** The host is busier than our sessions: one fewer at once than were open (or allowed) when it said so. */
+export function fewerSessions(counts: SessionCounts, allowed: number): number {
+  return Math.max(1, Math.min(allowed, counts.open) - 1);
+}

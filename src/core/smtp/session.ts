@@ -10,7 +10,7 @@
  * rather than the answer. A probe against hostile servers needs all of those.
  *
  * Replies are matched to commands by their order alone (RFC 2920 §3.1), so the session checks
- * that order (reply-order.ts): a reply that arrives before its command was sent, or a reply
+ * that order (replies/check-order.ts): a reply that arrives before its command was sent, or a reply
  * that cannot answer its command, means the server's replies are out of step — the session
  * reports `desync` and none of the group's replies may be used. A group can end with a
  * command whose reply nothing else resembles, which proves that no reply before it was
@@ -20,11 +20,12 @@
 import type { Socket } from 'node:net';
 import { systemClock } from '../ports.js';
 import { openTransport, upgradeTls, type ProxySettings } from './connect.js';
-import type { ReplyLimits, SmtpReply } from './reply.js';
-import { ReplyReader, type ReadResult } from './reply-reader.js';
-import { ReplyTiming, fitsCommand, type GroupStep } from './reply-order.js';
+import type { ReplyLimits, SmtpReply } from '../replies/parse.js';
+import { ReplyReader, type ReadResult } from '../replies/read-wire.js';
+import { ReplyTiming, fitsCommand, type GroupStep } from '../replies/check-order.js';
+import type { SmtpStep } from './steps.js';
 
-export type SmtpStep = 'connect' | 'banner' | 'ehlo' | 'helo' | 'starttls' | 'mail' | 'rcpt' | 'rset' | 'quit';
+export type { SmtpStep };
 
 export type SessionFailureKind =
   | 'refused' // nothing listens / unreachable

@@ -7,8 +7,8 @@
  */
 import { isIP } from 'node:net';
 import { openTransport, type ConnectResult, type ProxySettings } from '../../core/smtp/connect.js';
-import { ReplyReader } from '../../core/smtp/reply-reader.js';
-import { DEFAULT_REPLY_LIMITS, type SmtpReply } from '../../core/smtp/reply.js';
+import { ReplyReader } from '../../core/replies/read-wire.js';
+import { DEFAULT_REPLY_LIMITS, type SmtpReply } from '../../core/replies/parse.js';
 
 export interface CanaryTarget {
   host: string;

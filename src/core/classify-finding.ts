@@ -2,7 +2,7 @@
  * From what the pipeline found to a verdict, its reasons, confidence and evidence class
  * (docs/design.md §5). Pure: every input is data, so the verdict table is tested row by row.
  */
-import { classifyRcptReply, isPolicyReply, type RcptJudgement } from './classify-reply.js';
+import { classifyRcptReply, isPolicyReply, type RcptJudgement } from './replies/classify-by-table.js';
 import { acceptsEveryRcpt } from './domain/provider-family.js';
 import type { SyntaxError } from './syntax/address.js';
 import type { ProbeOutcome } from './smtp/dispatcher.js';

@@ -1,7 +1,7 @@
 /**
  * Replies that speak about the *client*, not the mailbox, seen from the session's side: what
  * the host queue does with them. It does not read the reply itself — the reply table
- * (reply-table.ts, read through classify-reply.ts) is the one place that decides what a reply
+ * (replies/table.ts, read through replies/classify-by-table.ts) is the one place that decides what a reply
  * means, and its `throttled` class is exactly "the server limits the prober: nothing is known
  * about the mailbox, ask again later, more gently" (a 421, rate/connection/recipient/error
  * limits of the client in any wording and under any code, X.5.3, a 4.7.x deferral); every such
@@ -15,8 +15,8 @@
  *   same session, and the host's recipient limit is learnt.
  * - `throttled`: any other reply of the table's `throttled` class: a back-off and a new session.
  */
-import { classifyRcptReply } from '../classify-reply.js';
-import type { SmtpReply } from './reply.js';
+import { classifyRcptReply } from './classify-by-table.js';
+import type { SmtpReply } from './parse.js';
 
 export type HostSignal = 'too_many_recipients' | 'throttled';
 

@@ -13,8 +13,8 @@
  * BadRcptThrottle) or on each rejection (Exchange tarpit): the session and the host queue read
  * that from here.
  */
-import type { SmtpReply } from './reply.js';
-import type { SmtpStep } from './session.js';
+import type { SmtpReply } from './parse.js';
+import type { SmtpStep } from '../smtp/steps.js';
 
 /** One command of a group: its step and, for RCPT, the recipient's index. */
 export interface GroupStep {

@@ -8,7 +8,7 @@
  * clock): the session reads reply latency from it to notice a tarpit or an error sleep.
  */
 import type { Socket } from 'node:net';
-import { ReplyParser, type ReplyLimits, type SmtpReply } from './reply.js';
+import { ReplyParser, type ReplyLimits, type SmtpReply } from './parse.js';
 
 export type ReadResult =
   | { ok: true; reply: SmtpReply }

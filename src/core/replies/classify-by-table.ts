@@ -1,22 +1,22 @@
 /**
  * What one RCPT reply says about the mailbox: the first row of the reply table
- * (reply-table.ts) that matches. Pure and stateless.
+ * (replies/table.ts) that matches. Pure and stateless.
  *
  * For the session code: `class === 'throttled'` means "re-ask later in a new session, more
  * gently; say nothing about the mailbox" — a 421, a rate/connection/recipient/error limit, an
  * X.5.3, or a 4.7.x deferral. `saysNothingAboutMailbox` names every class that is not a verdict.
  */
-import type { SmtpReply } from './smtp/reply.js';
-import { BLOCK_TEXT } from './reply-wording.js';
-import { REPLY_TABLE, ruleMatches, type RcptClass, type ReplyAbout, type ReplyRule } from './reply-table.js';
+import type { SmtpReply } from './parse.js';
+import { BLOCK_TEXT } from './wording.js';
+import { REPLY_TABLE, ruleMatches, type RcptClass, type ReplyAbout, type ReplyRule } from './table.js';
 
-export type { RcptClass, ReplyAbout } from './reply-table.js';
+export type { RcptClass, ReplyAbout } from './table.js';
 
 export interface RcptJudgement {
   class: RcptClass;
   /** Whether an SMTP code (reply or enhanced status code) backed the judgement, or only the wording. */
   basis: 'code' | 'text';
-  /** Whom the reply is about: that recipient, or the client (reply-table.ts ReplyAbout). */
+  /** Whom the reply is about: that recipient, or the client (replies/table.ts ReplyAbout). */
   about: ReplyAbout;
   /** The id of the reply-table row that decided. */
   rule: string;

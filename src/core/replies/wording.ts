@@ -1,5 +1,5 @@
 /**
- * The wordings the reply table (reply-table.ts) reads, one pattern per meaning. Each
+ * The wordings the reply table (replies/table.ts) reads, one pattern per meaning. Each
  * alternative is there because a documented reply uses it; the replies themselves, with their
  * sources, are the table's tests (test/core/documented-replies.ts) and docs/reply-table.md.
  *

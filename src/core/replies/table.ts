@@ -15,7 +15,7 @@
  *  5. the remaining 4xx; then disabled / unknown mailboxes, wording before code where the
  *     code is the vaguer (AT&T answers an unknown address with 5.2.1).
  */
-import type { SmtpReply } from './smtp/reply.js';
+import type { SmtpReply } from './parse.js';
 import {
   BLOCK_TEXT,
   RECIPIENT_RATE_TEXT,
@@ -26,7 +26,7 @@ import {
   SERVER_TROUBLE_TEXT,
   SYSTEM_STORAGE_TEXT,
   THROTTLE_TEXT,
-} from './reply-wording.js';
+} from './wording.js';
 
 /**
  * What a reply means for the mailbox.
@@ -59,7 +59,7 @@ export type CodeRange = '2xx' | '4xx' | '5xx' | 'failure' | '421';
  *   mailbox, a mailbox receiving too fast, greylisting of that triple, a 4xx about it). Nothing
  *   else slows: the host's other recipients are asked as before.
  * - `client`: about the prober — its IP, its rate, its connections or errors, a busy server,
- *   a 421, a policy block. Throttling rows make the whole host back off (smtp/throttle.ts).
+ *   a 421, a policy block. Throttling rows make the whole host back off (replies/host-signal.ts).
  */
 export type ReplyAbout = 'recipient' | 'client';
 

@@ -1,0 +1,146 @@
+/**
+ * Drives one open session of an MX host: takes groups from the host's line (sized by
+ * next-group.ts and group-plan.ts), runs each as one pipelined transaction, and reads its
+ * replies (group-replies.ts), putting back whom the host did not answer about (put-back.ts),
+ * until the session should end. What the replies teach goes to the host's profile
+ * (greeting-lessons.ts, transaction-lessons.ts).
+ */
+import { planGroup } from './group-plan.js';
+import { brokenGroupFate, perConnectionCapAt, readGroupReplies, sendableIn, splitByAnswer } from './group-replies.js';
+import { learnFromGreeting } from './greeting-lessons.js';
+import { hostPaused, rulesNow, type HostState } from './host-state.js';
+import { errorRoom, groupEndsSession, groupPlanInput, sessionRcptsLeft } from './next-group.js';
+import { afterCut, afterHostPause, afterRefusal, afterSilence, type Entry } from './put-back.js';
+import type { ProbeSession, SessionFailure } from './session.js';
+import { learnFromTransaction } from './transaction-lessons.js';
+
+/** After a group: the session goes on, is over (QUIT answered), should end (the host asked for a pause), or broke. */
+type AfterGroup = 'open' | 'closed' | 'stop' | 'broken';
+
+/**
+ * Runs groups on the session until it should end. Returns the wait for QUIT's reply, if QUIT
+ * was sent: the session is over for the host once QUIT is sent (a server ends it on reading
+ * QUIT; the mail world's recorder counts it so), so the caller frees the session's slot for
+ * the next session at once instead of after one more round trip. `openFailed`: the handshake
+ * used up the session before its first group.
+ */
+export async function serveSession(
+  state: HostState,
+  session: ProbeSession,
+  openFailed: (failure: SessionFailure) => void,
+): Promise<{ farewell: Promise<unknown> | undefined }> {
+  const { line, settings } = state;
+  let farewell: Promise<unknown> | undefined;
+  let after: AfterGroup = 'open';
+  let transactions = 0;
+  /** Recipients this session has carried (probes counted: a per-connection cap counts every RCPT). */
+  let carried = 0;
+  const maxTransactions = Math.min(settings.maxTransactionsPerSession, state.profile.transactions);
+  learnFromGreeting(state.learning, state.host, session);
+  // One group per session when groups cannot be checked by a repeated EHLO, or the host's replies once fell out of step.
+  const oneGroup = session.strict || !session.canVerifyWithEhlo;
+  try {
+    while (after === 'open' && !state.closing && transactions < maxTransactions) {
+      if (!session.usable) {
+        // A handshake that used up the session's lifetime: the host is too slow to probe.
+        if (transactions === 0) openFailed({ kind: 'timeout', step: 'banner', reply: null, detail: 'handshake used the whole session deadline' });
+        break;
+      }
+      if (transactions > 0 && errorRoom(state.profile, session.errors) < 1) break; // budget spent: the next recipients get a fresh session
+      const plan = planGroup(
+        groupPlanInput(state.profile, {
+          waiting: line.length,
+          urgent: line.urgentAtHead(),
+          freeSessions: state.counts.open - state.counts.busy,
+          maxRcptsPerTransaction: settings.maxRcptsPerTransaction,
+          carried,
+          sessionErrors: session.errors,
+          transactionsDone: session.transactionsDone,
+          setupRounds: state.link.setupRounds,
+          estimate: state.learning.refusals(state.host),
+        }),
+      );
+      const rcptsLeft = sessionRcptsLeft(state.profile, carried);
+      const batch = line.take(plan.size);
+      if (batch.length === 0) {
+        if (plan.roomAfter < 1 && line.length > 0) break; // a fresh session serves them better
+        const idleMs = Math.min(settings.sessionIdleMs, session.remainingMs - settings.session.stepTimeoutMs);
+        if (state.closing || !(await line.waitForWork(idleMs))) break;
+        continue;
+      }
+      const final = groupEndsSession({
+        oneGroup,
+        greetings: session.greetings,
+        greetingsLimit: state.profile.greetings,
+        lastTransaction: transactions + 1 >= maxTransactions,
+        roomAfter: plan.roomAfter,
+        rcptsLeftAfter: rcptsLeft === null ? null : rcptsLeft - plan.size,
+      });
+      const before = carried;
+      carried += batch.length;
+      state.counts.busy++;
+      try {
+        after = await runGroup(state, session, batch, final, before);
+      } finally {
+        state.counts.busy--;
+      }
+      transactions++;
+    }
+    // quit() writes QUIT before it returns its promise.
+    if (after === 'open' || after === 'stop') farewell = session.quit();
+    if (after !== 'broken') state.backoff.reset();
+  } finally {
+    if (!farewell) session.destroy();
+  }
+  // Wrapped: an async function returning a promise would wait for it.
+  return { farewell };
+}
+
+/** One transaction for a chunk, ended by QUIT when `final`, else by EHLO; its replies count once the group ended in step. */
+async function runGroup(state: HostState, session: ProbeSession, batch: Entry[], final: boolean, carriedBefore: number): Promise<AfterGroup> {
+  const { line, learning, host } = state;
+  const sendable = sendableIn(batch, session.capabilities.smtputf8);
+  if (sendable.length === 0) return 'open';
+  const result = await session.transaction(
+    sendable.map((e) => e.target.recipient),
+    sendable.some((e) => e.target.needsUtf8),
+    final ? 'quit' : 'ehlo',
+  );
+  // What the transaction teaches; a 421 with no error behind it asks for time.
+  const hostAsked = learnFromTransaction(learning, host, session, result, sendable.map((entry) => entry.target.urgent === true));
+  if (hostAsked) hostPaused(state);
+  const failure = result.failure;
+  if (result.desync || !result.verified) {
+    // Replies out of step, or a group cut before its end could prove them in step: none is used.
+    const cause = failure ?? { kind: 'protocol', step: 'rcpt', reply: null, detail: 'replies out of step' };
+    const fate = brokenGroupFate(result, hostAsked, session.errors);
+    if (fate.kind === 'host_paused') line.putBack(afterHostPause(sendable, rulesNow(state), failure?.reply ?? null, cause.detail));
+    else if (fate.kind === 'cut') line.putBack(afterCut(sendable, rulesNow(state), cause));
+    else {
+      const { answered, unanswered } = splitByAnswer(sendable, result);
+      line.putBack(afterRefusal(answered, rulesNow(state), cause));
+      // Left without a reply: what the host did sends them back; a timeout or a drop out of the blue is an attempt.
+      const silence = failure ?? { kind: 'temporary', step: 'rcpt', reply: null, detail: 'recipient not answered' };
+      if (fate.unansweredByHost) line.putBack(afterRefusal(unanswered, rulesNow(state), silence));
+      else line.putBack(afterSilence(unanswered, state.settings.maxAttempts, silence));
+    }
+    return 'broken';
+  }
+  const reading = readGroupReplies(sendable, result);
+  // 452 4.5.3: the server's recipient limit (RFC 5321 §4.5.3.1.10).
+  if (reading.tooMany.length > 0 && reading.answered > 0 && reading.answered < state.profile.rcptLimit) {
+    state.profile.rcptLimit = reading.answered;
+    void learning.save(host);
+  }
+  const throttle = reading.throttle;
+  line.putBack(afterRefusal(reading.tooMany, rulesNow(state), { kind: 'temporary', step: 'rcpt', reply: null, detail: 'too many recipients, again and again' }));
+  line.putBack(afterHostPause(reading.paused, rulesNow(state), throttle, `the host kept throttling: ${throttle?.code ?? ''} ${throttle?.text ?? ''}`.slice(0, 300)));
+  // A cap on recipients per connection (Haraka's limit plugin): learnt from where it refused.
+  const capAt = perConnectionCapAt(result, throttle, sendable.length);
+  if (capAt !== null && learning.sessionRcptsLimited(host, carriedBefore + capAt)) void learning.save(host);
+  // Rate limited: wait before the next session, and use fewer at once.
+  if (throttle !== null) hostPaused(state);
+  if (result.closed) return failure ? 'broken' : 'closed';
+  // A throttled host (or one that asked for a back-off) gets no more from this session.
+  return throttle !== null || hostAsked ? 'stop' : 'open';
+}

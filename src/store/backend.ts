@@ -20,7 +20,7 @@
  * implementation over the query interface in src/store/roles/, one line in `openRoles`
  * (src/store/roles/index.ts), and its tables as the next numbered migration of both dialects.
  */
-import type { AddressRecord, FeedbackImport, FeedbackLookup, FeedbackSourceStatus, RecordFeedbackInput, RecordFeedbackOutcome } from './feedback-records.js';
+import type { AddressRecord, FeedbackImport, FeedbackLookup, FeedbackSourceStatus, RecordFeedbackInput, RecordFeedbackOutcome } from './roles/feedback/feedback-records.js';
 import type { FactsCache, SessionLimiter } from '../core/ports.js';
 import type {
   Account,
@@ -61,7 +61,7 @@ import type {
   RequestSummary,
   VerdictCount,
 } from './owner-records.js';
-import type { ClaimedDelivery, DeliveryOutcome, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhook-records.js';
+import type { ClaimedDelivery, DeliveryOutcome, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './roles/webhooks/webhook-records.js';
 import type { PolicyRules, PolicyVersion } from './policy-records.js';
 
 /** Accounts, and authentication by API key (docs/design.md §3). Keys are made, listed and revoked by KeyManagementRole. */
@@ -369,7 +369,7 @@ export interface AccountViewsRole {
 
 /**
  * Signed webhooks (docs/webhooks.md): an account's endpoints and the deliveries of their events.
- * Events are written by the transactions of the changes they announce (src/store/roles/webhook-outbox.ts);
+ * Events are written by the transactions of the changes they announce (src/store/roles/webhooks/webhook-outbox.ts);
  * senders lease due deliveries here, so a sender that dies leaves rows another takes over.
  */
 export interface WebhooksRole {

@@ -7,7 +7,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { FeedbackRole } from '../../store/backend.js';
-import type { FeedbackImport } from '../../store/feedback-records.js';
+import type { FeedbackImport } from '../../store/roles/feedback/feedback-records.js';
 import { readCsvEvents } from '../../feedback/csv-events.js';
 import { readDsn } from '../../feedback/dsn.js';
 import type { FeedbackEvent } from '../../feedback/events.js';

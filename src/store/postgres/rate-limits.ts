@@ -6,7 +6,7 @@
  */
 import type { RateLimitsRole } from '../backend.js';
 import type { Db } from '../sql.js';
-import { takeToken } from '../token-bucket.js';
+import { takeToken } from '../roles/rate-limits.js';
 
 export function tableRateLimits(db: Db): RateLimitsRole {
   return {

@@ -12,7 +12,7 @@ import type { Db } from '../sql.js';
 import type { ClaimedItem } from '../store.js';
 import type { WakeUps } from '../../queue/queue.js';
 import { accountsRole } from './accounts.js';
-import { batchesRole } from './batches.js';
+import { batchesRole } from './batches/batches.js';
 import type { DialectParts } from './dialect-parts.js';
 import { ledgerRole } from './ledger.js';
 import { listsRole } from './lists.js';
@@ -26,10 +26,10 @@ import { listFilesRole } from './list-files.js';
 import { loginThrottleRole } from './login-throttle.js';
 import { ownerSessionsRole } from './owner-sessions.js';
 import { usersRole } from './users.js';
-import { webhooksRole } from './webhooks.js';
+import { webhooksRole } from './webhooks/webhooks.js';
 import { proberRepliesRole } from './prober-replies.js';
 import { policiesRole } from './policies.js';
-import { feedbackRole } from './feedback.js';
+import { feedbackRole } from './feedback/feedback.js';
 
 export interface DialectOwned {
   kind: Backend['kind'];

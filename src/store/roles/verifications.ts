@@ -16,7 +16,7 @@ import type { BulkWrites } from './dialect-parts.js';
 import { openHistories } from './history.js';
 import { claimIdempotency, peekIdempotency, retargetIdempotency } from './idempotency.js';
 import { hold, moveCredits } from './ledger.js';
-import { announceAnsweredCheck } from './webhook-outbox.js';
+import { announceAnsweredCheck } from './webhooks/webhook-outbox.js';
 
 async function load(tx: Tx, id: string, lock = false): Promise<VerificationRow | undefined> {
   return tx.get<VerificationRow>(`SELECT * FROM verifications WHERE id = ?${lock ? tx.dialect.forUpdate() : ''}`, [id]);

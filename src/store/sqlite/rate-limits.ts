@@ -5,8 +5,8 @@
  * A restart refills every bucket, which only ever errs towards letting a client through.
  */
 import type { RateLimitsRole } from '../backend.js';
-import { takeToken } from '../token-bucket.js';
-import type { BucketState } from '../token-bucket.js';
+import { takeToken } from '../roles/rate-limits.js';
+import type { BucketState } from '../roles/rate-limits.js';
 
 export function memoryRateLimits(): RateLimitsRole {
   const buckets = new Map<string, BucketState>();

@@ -8,10 +8,10 @@
  * than one attempt can take.
  */
 import { randomUUID } from 'node:crypto';
-import type { WebhooksRole } from '../backend.js';
-import { list } from '../sql.js';
-import type { Db, Tx } from '../sql.js';
-import type { ClaimedDelivery, WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../webhook-records.js';
+import type { WebhooksRole } from '../../backend.js';
+import { list } from '../../sql.js';
+import type { Db, Tx } from '../../sql.js';
+import type { ClaimedDelivery, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhook-records.js';
 import { insertDelivery, newMessageId } from './webhook-outbox.js';
 
 interface EndpointRow {

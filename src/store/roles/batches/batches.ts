@@ -5,16 +5,16 @@
  * open item finalizes the request here (`finalizeIfDone`), the same way on every dialect.
  */
 import { randomUUID } from 'node:crypto';
-import type { BatchesRole } from '../backend.js';
-import { countersFrom } from '../billing-rules.js';
-import { RequestGroups } from '../request-groups.js';
-import type { FinalGroup } from '../request-groups.js';
-import { Rollback } from '../sql.js';
-import type { Db, Tx } from '../sql.js';
-import type { BatchRequestView, CreateBatchOutcome, Finalization, ResultRow, StoredResult } from '../store.js';
-import type { BulkWrites } from './dialect-parts.js';
-import { claimIdempotency, retargetIdempotency } from './idempotency.js';
-import { available, hold } from './ledger.js';
+import type { BatchesRole } from '../../backend.js';
+import { countersFrom } from '../../billing-rules.js';
+import { RequestGroups } from './request-groups.js';
+import type { FinalGroup } from './request-groups.js';
+import { Rollback } from '../../sql.js';
+import type { Db, Tx } from '../../sql.js';
+import type { BatchRequestView, CreateBatchOutcome, Finalization, ResultRow, StoredResult } from '../../store.js';
+import type { BulkWrites } from '../dialect-parts.js';
+import { claimIdempotency, retargetIdempotency } from '../idempotency.js';
+import { available, hold } from '../ledger.js';
 import { ItemResults } from './item-results.js';
 import { finalizeIfDone, loadRequest } from './finalize.js';
 import type { RequestRow } from './finalize.js';
@@ -34,7 +34,7 @@ async function outstandingWork(tx: Tx, accountId: string, besides: string): Prom
 }
 
 export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): BatchesRole & { idle(): Promise<void> } {
-  /** Final-item sums by request (src/store/request-groups.ts), kept per backend. */
+  /** Final-item sums by request (src/store/roles/batches/request-groups.ts), kept per backend. */
   const requestGroups = new RequestGroups();
   const results = new ItemResults(db, bulk, resultsPerWrite);
 

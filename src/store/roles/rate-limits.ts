@@ -2,7 +2,7 @@
  * Role: rate limits (the arithmetic). Token-bucket arithmetic (docs/design.md §4: per key, sustained rate with bursts). Pure, so both
  * stores share it: SQLite keeps the buckets in memory, PostgreSQL in a row locked while it runs.
  */
-import type { RateDecision } from './store.js';
+import type { RateDecision } from '../store.js';
 
 export interface BucketState {
   tokens: number;

@@ -7,16 +7,16 @@
  * Lock order (PostgreSQL): events sorted by address and event id, each address's summary row
  * locked in that order; then the import row; then the source row.
  */
-import type { FeedbackRole } from '../backend.js';
-import { list } from '../sql.js';
-import type { Db, Tx } from '../sql.js';
-import { DEFAULT_FEEDBACK_WINDOW_DAYS, NO_FEEDBACK } from '../../core/feedback-verdict.js';
-import type { AddressFeedback, AddressHistory, PublicVerdict } from '../../core/types.js';
-import { applyEvent } from '../../feedback/events.js';
-import type { FeedbackEvent, FeedbackKind } from '../../feedback/events.js';
-import { feedbackKey } from '../feedback-records.js';
-import type { FeedbackImport, FeedbackLookup, FeedbackSourceStatus } from '../feedback-records.js';
-import { timeOrderedId } from '../time-ordered-id.js';
+import type { FeedbackRole } from '../../backend.js';
+import { list } from '../../sql.js';
+import type { Db, Tx } from '../../sql.js';
+import { DEFAULT_FEEDBACK_WINDOW_DAYS, NO_FEEDBACK } from '../../../core/feedback-verdict.js';
+import type { AddressFeedback, AddressHistory, PublicVerdict } from '../../../core/types.js';
+import { applyEvent } from '../../../feedback/events.js';
+import type { FeedbackEvent, FeedbackKind } from '../../../feedback/events.js';
+import { feedbackKey } from './feedback-records.js';
+import type { FeedbackImport, FeedbackLookup, FeedbackSourceStatus } from './feedback-records.js';
+import { timeOrderedId } from '../../time-ordered-id.js';
 
 interface SummaryRow {
   account_id: string;

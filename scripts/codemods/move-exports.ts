@@ -181,7 +181,8 @@ function inTypePosition(node: ts.Node): boolean {
 /** Whether `node` names a member or a binding rather than referring to something declared elsewhere. */
 function isOwnName(node: ts.Identifier): boolean {
   const p = node.parent;
-  if (ts.isPropertyAccessExpression(p) || ts.isQualifiedName(p)) return p.name === node || (ts.isQualifiedName(p) && p.right === node);
+  if (ts.isPropertyAccessExpression(p)) return p.name === node;
+  if (ts.isQualifiedName(p)) return p.right === node;
   const named = p as ts.Node & { name?: ts.Node };
   return (
     (ts.isPropertySignature(p) || ts.isMethodSignature(p) || ts.isPropertyAssignment(p) || ts.isParameter(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p) || ts.isBindingElement(p) || ts.isVariableDeclaration(p) || ts.isFunctionDeclaration(p) || ts.isInterfaceDeclaration(p) || ts.isTypeAliasDeclaration(p) || ts.isTypeParameterDeclaration(p)) &&
@@ -201,7 +202,7 @@ function rewriteImports(file: FileState, oldPath: string, homes: Homes, pruneUnu
   const sf = parse(file.path, file.text);
   const used = pruneUnused ? usedIdentifiers(sf) : null;
   const edits: Array<{ start: number; end: number; text: string }> = [];
-  const produced: Array<{ group: ImportGroup; edit: { text: string } | null; index: number }> = [];
+  const produced: Array<{ group: ImportGroup; edit: { text: string } | null; decl: ts.ImportDeclaration | null }> = [];
   const imports = sf.statements.filter(ts.isImportDeclaration);
   let changed = false;
   for (const decl of imports) {
@@ -246,13 +247,13 @@ function rewriteImports(file: FileState, oldPath: string, homes: Homes, pruneUnu
     const range = statementRange(sf, decl);
     const leading = sf.text.slice(range.start, decl.getStart(sf));
     if (same) {
-      produced.push({ group: list[0]!, edit: null, index: edits.length });
+      produced.push({ group: list[0]!, edit: null, decl });
       continue;
     }
     changed = true;
     const edit = { start: range.start, end: range.end, text: '' };
     edits.push(edit);
-    for (const g of list) produced.push({ group: g, edit, index: edits.length - 1 });
+    for (const g of list) produced.push({ group: g, edit, decl });
     edit.text = leading; // filled below, once additions are merged
   }
   for (const add of file.additions) {
@@ -263,7 +264,7 @@ function rewriteImports(file: FileState, oldPath: string, homes: Homes, pruneUnu
     if (existing) {
       existing.group.names.push(...fresh);
       if (!existing.edit) {
-        const decl = imports.find((d) => (d.moduleSpecifier as ts.StringLiteral).text === add.specifier && !!d.importClause?.isTypeOnly === add.typeOnly)!;
+        const decl = existing.decl!;
         const range = statementRange(sf, decl);
         const edit = { start: range.start, end: range.end, text: sf.text.slice(range.start, decl.getStart(sf)) };
         edits.push(edit);
@@ -274,7 +275,32 @@ function rewriteImports(file: FileState, oldPath: string, homes: Homes, pruneUnu
       const at = last ? statementRange(sf, last).end : afterHeader(sf.text);
       const edit = { start: at, end: at, text: '' };
       edits.push(edit);
-      produced.push({ group: { ...add, names: fresh }, edit, index: edits.length - 1 });
+      produced.push({ group: { ...add, names: fresh }, edit, decl: null });
+    }
+  }
+  // Two declarations now naming the same module (and kind) become one.
+  const byModule = new Map<string, (typeof produced)[number]>();
+  for (const p of [...produced]) {
+    const key = `${p.group.typeOnly}\n${p.group.specifier}`;
+    const first = byModule.get(key);
+    if (!first || (!first.edit && !p.edit)) {
+      if (!first) byModule.set(key, p);
+      continue;
+    }
+    changed = true;
+    for (const n of p.group.names) if (!first.group.names.some((m) => m.name === n.name && m.alias === n.alias)) first.group.names.push(n);
+    produced.splice(produced.indexOf(p), 1);
+    if (!p.edit) {
+      const decl = p.decl!;
+      const range = statementRange(sf, decl);
+      edits.push({ start: range.start, end: range.end, text: sf.text.slice(range.start, decl.getStart(sf)) });
+    }
+    if (!first.edit) {
+      const decl = first.decl!;
+      const range = statementRange(sf, decl);
+      const edit = { start: range.start, end: range.end, text: sf.text.slice(range.start, decl.getStart(sf)) };
+      edits.push(edit);
+      first.edit = edit;
     }
   }
   if (!changed) return false;
@@ -316,29 +342,53 @@ export function applyStep(step: Step): void {
   for (const [from, to] of step.files ?? []) gitMv(from, to);
 
   const state = new Map<string, FileState>();
+  const original = new Map<string, string>();
   const load = (path: string): FileState => {
     let s = state.get(path);
-    if (!s) state.set(path, (s = { path, text: existsSync(abs(path)) ? read(path) : (step.headers?.[path] ?? ''), additions: [] }));
+    if (!s) {
+      state.set(path, (s = { path, text: existsSync(abs(path)) ? read(path) : (step.headers?.[path] ?? ''), additions: [] }));
+      original.set(path, s.text);
+    }
     return s;
+  };
+  /** A name needed by `file`, found where `context` (a module as it was before this step) declares or imports it. */
+  const need = (file: FileState, context: string, name: string, asValue: boolean): void => {
+    const sf = parse(context, original.get(context)!);
+    const oldContext = oldPathOf.get(context) ?? context;
+    const declared = topLevelNames(sf);
+    if (declared.has(name)) {
+      const home = homes.of(context, name);
+      if (home === file.path) return;
+      const typeOnly = isTypeDeclaration(declared.get(name)) || !asValue;
+      file.additions.push({ specifier: specifierFor(file.path, home), typeOnly, names: [{ name, alias: null, inlineType: false }], multiline: false });
+      return;
+    }
+    for (const decl of sf.statements.filter(ts.isImportDeclaration)) {
+      const named = decl.importClause?.namedBindings;
+      if (!named || !ts.isNamedImports(named)) continue;
+      const el = named.elements.find((e) => e.name.text === name);
+      if (!el) continue;
+      const spec = (decl.moduleSpecifier as ts.StringLiteral).text;
+      const from = target(oldContext, spec);
+      const imported = (el.propertyName ?? el.name).text;
+      const home = from === null ? null : homes.of(from, imported);
+      if (home === file.path) return;
+      const typeOnly = !!decl.importClause?.isTypeOnly || el.isTypeOnly || !asValue;
+      const alias = imported === name ? null : name;
+      file.additions.push({ specifier: home === null ? spec : specifierFor(file.path, home), typeOnly, names: [{ name: imported, alias, inlineType: false }], multiline: false });
+      return;
+    }
   };
 
   // 2. Declarations: cut from their module, placed in the new one with what they need imported.
   const sources = new Set<string>();
+  const blocks = new Map<string, string[]>();
   for (const move of step.declarations ?? []) {
     const source = load(move.from);
     const dest = load(move.to);
     sources.add(move.from);
-    const oldSource = oldPathOf.get(move.from) ?? move.from;
     const sf = parse(move.from, source.text);
     const declared = topLevelNames(sf);
-    const importedBy = new Map<string, { spec: string; from: string | null; name: string; typeOnly: boolean }>();
-    for (const decl of sf.statements.filter(ts.isImportDeclaration)) {
-      const named = decl.importClause?.namedBindings;
-      if (!named || !ts.isNamedImports(named)) continue;
-      const spec = (decl.moduleSpecifier as ts.StringLiteral).text;
-      for (const el of named.elements)
-        importedBy.set(el.name.text, { spec, from: target(oldSource, spec), name: (el.propertyName ?? el.name).text, typeOnly: !!decl.importClause?.isTypeOnly || el.isTypeOnly });
-    }
     const ranges: Array<{ start: number; end: number }> = [];
     const moved: string[] = [];
     const needs = new Map<string, boolean>(); // name → needed as a value
@@ -360,35 +410,33 @@ export function applyStep(step: Step): void {
     }
     for (const r of [...ranges].sort((a, b) => b.start - a.start)) source.text = source.text.slice(0, r.start) + source.text.slice(r.end);
     source.text = source.text.replace(/\n{3,}/g, '\n\n');
-    const destDeclared = topLevelNames(parse(move.to, dest.text));
+    const destDeclared = topLevelNames(parse(move.to, original.get(move.to)!));
     const movedNames = new Set(move.names);
-    for (const [name, asValue] of needs) {
-      if (movedNames.has(name) || destDeclared.has(name)) continue;
-      let home: string | null = null;
-      let specName = name;
-      let typeOnly = !asValue;
-      if (declared.has(name)) {
-        home = homes.of(move.from, name);
-        typeOnly = isTypeDeclaration(declared.get(name)) || !asValue;
-      } else if (importedBy.has(name)) {
-        const imp = importedBy.get(name)!;
-        home = imp.from === null ? null : homes.of(imp.from, imp.name);
-        specName = imp.name;
-        typeOnly = imp.typeOnly || !asValue;
-        if (home === null) {
-          dest.additions.push({ specifier: imp.spec, typeOnly, names: [{ name: specName, alias: specName === name ? null : name, inlineType: false }], multiline: false });
-          continue;
-        }
-      } else continue; // a global, a property name or a local
-      if (home === move.to) continue;
-      dest.additions.push({ specifier: specifierFor(move.to, home), typeOnly, names: [{ name: specName, alias: specName === name ? null : name, inlineType: false }], multiline: false });
-    }
-    // After the destination's imports (its opening comment stays first).
-    const dsf = parse(move.to, dest.text);
+    for (const [name, asValue] of needs) if (!movedNames.has(name) && !destDeclared.has(name)) need(dest, move.from, name, asValue);
+    blocks.set(move.to, [...(blocks.get(move.to) ?? []), ...moved]);
+  }
+  // After each destination's imports (its opening comment stays first), in the plan's order.
+  for (const [to, moved] of blocks) {
+    const dest = load(to);
+    const dsf = parse(to, dest.text);
     const lastImport = dsf.statements.filter(ts.isImportDeclaration).pop();
     const at = lastImport ? statementRange(dsf, lastImport).end : dsf.statements[0] ? statementRange(dsf, dsf.statements[0]).start : dest.text.length;
-    const block = moved.join('\n');
-    dest.text = `${dest.text.slice(0, at)}\n${block}\n${dest.text.slice(at)}`.replace(/\n{3,}/g, '\n\n');
+    dest.text = `${dest.text.slice(0, at)}\n${moved.join('\n')}\n${dest.text.slice(at)}`.replace(/\n{3,}/g, '\n\n');
+  }
+
+  // What stays in a source and uses a name moved away imports it from its new home.
+  for (const path of sources) {
+    const file = load(path);
+    const sf = parse(path, file.text);
+    const movedAway = new Set((step.declarations ?? []).filter((m) => m.from === path).flatMap((m) => m.names));
+    const uses = new Map<string, boolean>();
+    const visit = (node: ts.Node): void => {
+      if (ts.isImportDeclaration(node)) return;
+      if (ts.isIdentifier(node) && movedAway.has(node.text) && !isOwnName(node)) uses.set(node.text, (uses.get(node.text) ?? false) || !inTypePosition(node));
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+    for (const [name, asValue] of uses) need(file, path, name, asValue);
   }
 
   // 3. Every import, everywhere: split by the names' homes; sources and destinations drop what they no longer use.

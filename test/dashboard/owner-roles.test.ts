@@ -245,7 +245,7 @@ function suite(name: string, open: () => Promise<{ backend: Backend; close(): Pr
       const mine = claimed.filter((c) => c.requestId === requestId);
       assert.equal(mine.length, 2);
       const { createSandboxEngine } = await import('../../src/core/index.js');
-      const { toStoredResult } = await import('../../src/store/store.js');
+      const { toStoredResult } = await import('../../src/store/stored-result.js');
       const engine = createSandboxEngine();
       for (const item of mine) {
         const result = toStoredResult(await engine.verify(item.email.startsWith('a') ? 'deliverable@d1.test' : 'undeliverable@d1.test'));

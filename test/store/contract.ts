@@ -6,8 +6,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSandboxEngine } from '../../src/core/index.js';
-import { toStoredResult } from '../../src/store/store.js';
-import type { CreateBatchInput, StoredResult } from '../../src/store/store.js';
+import { toStoredResult } from '../../src/store/stored-result.js';
+import type { CreateBatchInput } from '../../src/store/roles/batches/batch-records.js';
+import type { StoredResult } from '../../src/store/stored-result.js';
 import type { Backend } from '../../src/store/backend.js';
 import { countersFrom } from '../../src/store/billing-rules.js';
 import { failedResult } from '../../src/service/checks/envelopes.js';

@@ -6,7 +6,7 @@
  * Rows and messages that cannot be read are counted and reported with their line or position.
  */
 import { stat } from 'node:fs/promises';
-import type { FeedbackRole } from '../../store/backend.js';
+import type { FeedbackRole } from '../../store/roles/feedback/feedback.js';
 import type { FeedbackImport } from '../../store/roles/feedback/feedback-records.js';
 import { readCsvEvents } from '../../feedback/csv-events.js';
 import { readDsn } from '../../feedback/dsn.js';

@@ -7,7 +7,11 @@
  * over `Db`), one line below, and its tables as the next numbered migration of both dialects
  * (docs/architecture.md, "Adding a role").
  */
-import type { AccountsRole, Backend, EngineStateRole, KeyManagementRole, RateLimitsRole } from '../backend.js';
+import type { AccountsRole } from './accounts.js';
+import type { Backend } from '../backend.js';
+import type { EngineStateRole } from './engine-state.js';
+import type { KeyManagementRole } from './key-management.js';
+import type { RateLimitsRole } from './rate-limits.js';
 import type { Db } from '../sql.js';
 import type { ClaimedItem } from '../store.js';
 import type { WakeUps } from '../../queue/queue.js';

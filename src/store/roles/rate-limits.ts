@@ -2,7 +2,21 @@
  * Role: rate limits (the arithmetic). Token-bucket arithmetic (docs/design.md §4: per key, sustained rate with bursts). Pure, so both
  * stores share it: SQLite keeps the buckets in memory, PostgreSQL in a row locked while it runs.
  */
-import type { RateDecision } from '../store.js';
+
+/** Per-key token buckets (docs/design.md §4), shared by every API node when the store is. */
+export interface RateLimitsRole {
+  consumeToken(input: { keyId: string; now: Date; perSecond: number; burst: number }): Promise<RateDecision>;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Whole tokens left after this request (0 when refused). */
+  remaining: number;
+  /** Milliseconds until one token is available again (0 when allowed). */
+  retryAfterMs: number;
+  /** Milliseconds until the bucket is full again. */
+  resetMs: number;
+}
 
 export interface BucketState {
   tokens: number;

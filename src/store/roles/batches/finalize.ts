@@ -6,7 +6,7 @@
  */
 import { addDays, requestOutcome } from '../../billing-rules.js';
 import type { Tx } from '../../sql.js';
-import type { Finalization, RequestMode, RequestState } from '../../store.js';
+import type { Finalization, RequestMode, RequestState } from '../../batch-request.js';
 import { batchEventPayload } from '../webhooks/webhook-records.js';
 import { enqueueWebhookEvent } from '../webhooks/webhook-outbox.js';
 

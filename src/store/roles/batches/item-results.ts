@@ -19,7 +19,7 @@ import type { Db, Tx } from '../../sql.js';
 import { list } from '../../sql.js';
 import { finalizeStoredResult, settle } from '../../billing-rules.js';
 import type { ItemBilling } from '../../billing-rules.js';
-import type { ItemResultInput, ItemResultOutcome } from '../../store.js';
+import type { ItemResultInput, ItemResultOutcome } from './batch-records.js';
 import type { BulkWrites, FinalItemWrite } from '../dialect-parts.js';
 import { finalizeIfDone } from './finalize.js';
 import { openHistories } from '../history.js';

@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../sql.js';
 import { timeOrderedId } from '../../time-ordered-id.js';
-import type { StoredResult, VerificationRecord } from '../../store.js';
+import type { StoredResult } from '../../stored-result.js';
+import type { VerificationRecord } from '../../store.js';
 import { verificationEventPayload } from './webhook-records.js';
 import type { WebhookEventType } from './webhook-records.js';
 

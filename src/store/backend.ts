@@ -1,9 +1,16 @@
 /**
- * Serves every role: their interfaces. The store contract, split by role. Everything Presend keeps goes through one of these narrow
- * interfaces; `openBackend(url)` (src/store/open-backend.ts) returns them together, on SQLite or
- * on PostgreSQL, and closes them together. The service, the worker, the API and the CLI see
- * only roles, never the database kind. test/store/contract.ts runs one suite against both
- * backends, so a behaviour that differs between them is a bug.
+ * The store contract: `Backend`, every role of one database. Everything Presend keeps goes
+ * through one of these narrow roles; `openBackend(url)` (src/store/open-backend.ts) returns them
+ * together, on SQLite or on PostgreSQL, and closes them together. The service, the worker, the
+ * API and the CLI see only roles, never the database kind. test/store/contract.ts runs one suite
+ * against both backends, so a behaviour that differs between them is a bug.
+ *
+ * Each role lives in one place under src/store/roles/: its interface, the records only it takes
+ * and returns, and its implementation over the query interface (a folder when it is big:
+ * batches/, webhooks/, feedback/). Records several roles share are in files named for what they
+ * are (api-keys.ts, stored-result.ts, batch-request.ts). The five lease roles below (single
+ * checks, lists, list batches, the work queue, list files) are still declared here while their
+ * leases become one primitive; they move beside their implementations after that.
  *
  * Rules every role keeps:
  * - Every method is async and is ONE transaction: operations that must be atomic (create a
@@ -16,30 +23,31 @@
  * - Credits: balance = grants − debits − active holds. A hold turns into exactly one debit or
  *   one release; settling what is already settled is a no-op (no double debit, ever).
  *
- * Adding a role (docs/architecture.md, "Adding a role"): its interface here, its one
- * implementation over the query interface in src/store/roles/, one line in `openRoles`
+ * Adding a role (docs/architecture.md, "Adding a role"): its file in src/store/roles/ (interface,
+ * records, implementation), a field below, one line in `assembleBackend`
  * (src/store/roles/index.ts), and its tables as the next numbered migration of both dialects.
  */
+import type { AccountsRole } from './roles/accounts.js';
+import type { LedgerRole } from './roles/ledger.js';
+import type { BatchesRole } from './roles/batches/batches.js';
+import type { RateLimitsRole } from './roles/rate-limits.js';
+import type { EngineStateRole } from './roles/engine-state.js';
+import type { RetentionRole } from './roles/retention.js';
+import type { UsersRole } from './roles/users.js';
+import type { OwnerSessionsRole } from './roles/owner-sessions.js';
+import type { LoginThrottleRole } from './roles/login-throttle.js';
+import type { KeyManagementRole } from './roles/key-management.js';
+import type { AccountViewsRole } from './roles/account-views.js';
+import type { WebhooksRole } from './roles/webhooks/webhooks.js';
+import type { ProberRepliesRole } from './roles/prober-replies.js';
+import type { PoliciesRole } from './roles/policies.js';
+import type { FeedbackRole } from './roles/feedback/feedback.js';
+// What the five lease roles declared here take and return.
 import type { ClaimedItem, ClaimInput, ListRecord, StartVerificationInput, StartVerificationOutcome, VerificationRecord } from './store.js';
+import type { BadRow, ColumnChoice, ListFile, ListOverview } from './owner-records.js';
 import type { NewBatchItem } from './batch-request.js';
 import type { IdempotencyClaim } from './roles/idempotency.js';
 import type { StoredResult } from './stored-result.js';
-import type { BadRow, ColumnChoice, ListFile, ListOverview } from './owner-records.js';
-import type { FeedbackRole } from './roles/feedback/feedback.js';
-import type { PoliciesRole } from './roles/policies.js';
-import type { ProberRepliesRole } from './roles/prober-replies.js';
-import type { WebhooksRole } from './roles/webhooks/webhooks.js';
-import type { AccountViewsRole } from './roles/account-views.js';
-import type { KeyManagementRole } from './roles/key-management.js';
-import type { LoginThrottleRole } from './roles/login-throttle.js';
-import type { OwnerSessionsRole } from './roles/owner-sessions.js';
-import type { UsersRole } from './roles/users.js';
-import type { RetentionRole } from './roles/retention.js';
-import type { EngineStateRole } from './roles/engine-state.js';
-import type { RateLimitsRole } from './roles/rate-limits.js';
-import type { BatchesRole } from './roles/batches/batches.js';
-import type { LedgerRole } from './roles/ledger.js';
-import type { AccountsRole } from './roles/accounts.js';
 
 /** Single checks (`POST /v1/verify`): hold → debit or release, idempotent replay, leases. */
 export interface VerificationsRole {

@@ -1,7 +1,8 @@
 /**
- * Records of the dashboard's roles (src/store/backend.ts: users, owner sessions, login
- * throttling, key management, list files, account views). Times are ISO-8601 strings, as
- * everywhere in the store.
+ * The records of the list-files role (still declared in src/store/backend.ts with the other
+ * lease roles; they move beside src/store/roles/list-files.ts with its interface): an uploaded
+ * file, its column choice, its unusable rows, and a list with its file. Times are ISO-8601
+ * strings, as everywhere in the store.
  */
 import type { ListState } from './store.js';
 

@@ -1,7 +1,8 @@
 /**
- * Roles: accounts, lists, verifications (row mapping). Row shapes shared by the SQLite and PostgreSQL stores, and their mapping to the store
- * contract's records. Both schemas name columns alike; only booleans differ (SQLite stores
- * 0/1), so the mappers accept either.
+ * Row shapes of stored lists and single checks, shared by the SQLite and PostgreSQL stores, and
+ * their mapping to the records of src/store/store.ts (they move with those roles; the other
+ * roles map their rows in their own files). Both schemas name columns alike; only booleans
+ * differ (SQLite stores 0/1), so the mappers accept either.
  */
 import type { ListRecord, ListState, VerificationRecord, VerificationState } from './store.js';
 import type { StoredResult } from './stored-result.js';

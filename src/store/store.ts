@@ -1,10 +1,13 @@
 /**
- * Serves every role: the records they take and return. The records of the store contract: what the roles of src/store/backend.ts take and return
- * (accounts, keys, balances, lists, checks, batch requests, items and their results). Plain
- * data, the same on every dialect.
+ * The records of the lease roles still declared in src/store/backend.ts: stored lists, single
+ * checks and the work queue's claims. They move beside those roles' implementations with their
+ * interfaces (issue 25: after the lease primitive lands); every other role keeps its records in
+ * its own file under src/store/roles/. Plain data, the same on every dialect.
  */
 import type { IdempotencyClaim } from './roles/idempotency.js';
 import type { StoredResult } from './stored-result.js';
+
+// ---------------------------------------------------------------- lists
 
 export type ListState = 'importing' | 'ready' | 'failed';
 
@@ -18,6 +21,7 @@ export interface ListRecord {
 }
 
 // ---------------------------------------------------------------- single verifications
+
 
 export type VerificationState = 'running' | 'completed' | 'failed';
 
@@ -57,7 +61,7 @@ export type StartVerificationOutcome =
   | { kind: 'idempotency_mismatch' }
   | { kind: 'insufficient_credits'; available: number };
 
-// ---------------------------------------------------------------- batches
+// ---------------------------------------------------------------- the work queue
 
 /** An item handed to a worker under a lease. */
 export interface ClaimedItem {

@@ -3,9 +3,9 @@
  * over the dialect's query interface and its claim and bulk writes), with what each dialect owns
  * — rate limits, engine state, wake-ups — and one `close` for all of it.
  *
- * Adding a role: its interface in src/store/backend.ts, its file here (one function per use case
- * over `Db`), one line below, and its tables as the next numbered migration of both dialects
- * (docs/architecture.md, "Adding a role").
+ * Adding a role: its file here (its interface, its records, one function per use case over
+ * `Db`), its field on `Backend` (src/store/backend.ts), one line below, and its tables as the next
+ * numbered migration of both dialects (docs/architecture.md, "Adding a role").
  */
 import type { AccountsRole } from './accounts.js';
 import type { Backend } from '../backend.js';

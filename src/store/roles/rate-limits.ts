@@ -1,6 +1,8 @@
 /**
- * Role: rate limits (the arithmetic). Token-bucket arithmetic (docs/design.md §4: per key, sustained rate with bursts). Pure, so both
- * stores share it: SQLite keeps the buckets in memory, PostgreSQL in a row locked while it runs.
+ * Role: rate limits (docs/design.md §4: per key, sustained rate with bursts). Its interface and
+ * the token-bucket arithmetic both dialects share, pure: SQLite keeps the buckets in memory
+ * (src/store/sqlite/rate-limits.ts), PostgreSQL in a row locked while it runs
+ * (src/store/postgres/rate-limits.ts).
  */
 
 /** Per-key token buckets (docs/design.md §4), shared by every API node when the store is. */

@@ -6,7 +6,7 @@
  * results pages, GET), so an export of a large batch neither waits behind nor slows checks.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedKey } from '../store/store.js';
+import type { AuthenticatedKey } from '../store/api-keys.js';
 import type { Backend } from '../store/backend.js';
 import { hashApiKey, keyShape } from '../service/keys/key-format.js';
 import { ApiError } from './errors.js';

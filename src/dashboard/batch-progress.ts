@@ -5,7 +5,7 @@
  * say "1 of 1,500" when the list holds 3,000, so the words count rows of the list instead.
  */
 import { count, whenText } from './layout.js';
-import type { Counters, RequestState } from '../store/store.js';
+import type { Counters, RequestState } from '../store/batch-request.js';
 
 export interface BatchProgress {
   text: string;

@@ -1,7 +1,7 @@
 /** What every dashboard route shares: its dependencies, the signed-in owner on the request, and page rendering. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Backend } from '../store/backend.js';
-import type { OwnerSession } from '../store/owner-records.js';
+import type { OwnerSession } from '../store/roles/owner-sessions.js';
 import type { OwnerAuth } from '../service/owners/owner-sign-in.js';
 import type { VerifyService } from '../service/checks/verify-service.js';
 import type { BatchService } from '../service/batches/batch-service.js';

@@ -7,7 +7,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { OwnerSessionsRole } from '../store/backend.js';
+import type { OwnerSessionsRole } from '../store/roles/owner-sessions.js';
 import type { Flash } from './layout.js';
 
 export const FLASH_COOKIE = 'presend_flash';

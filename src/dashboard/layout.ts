@@ -5,7 +5,7 @@
  * for fragments that these functions built themselves.
  */
 import { html } from 'ghtml';
-import type { OwnerSession } from '../store/owner-records.js';
+import type { OwnerSession } from '../store/roles/owner-sessions.js';
 import { ASSET_VERSION } from './assets.js';
 
 export { html };

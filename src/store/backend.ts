@@ -1,9 +1,16 @@
 /**
- * Serves every role: their interfaces. The store contract, split by role. Everything Presend keeps goes through one of these narrow
- * interfaces; `openBackend(url)` (src/store/open-backend.ts) returns them together, on SQLite or
- * on PostgreSQL, and closes them together. The service, the worker, the API and the CLI see
- * only roles, never the database kind. test/store/contract.ts runs one suite against both
- * backends, so a behaviour that differs between them is a bug.
+ * The store contract: `Backend`, every role of one database. Everything Presend keeps goes
+ * through one of these narrow roles; `openBackend(url)` (src/store/open-backend.ts) returns them
+ * together, on SQLite or on PostgreSQL, and closes them together. The service, the worker, the
+ * API and the CLI see only roles, never the database kind. test/store/contract.ts runs one suite
+ * against both backends, so a behaviour that differs between them is a bug.
+ *
+ * Each role lives in one place under src/store/roles/: its interface, the records only it takes
+ * and returns, and its implementation over the query interface (a folder when it is big:
+ * batches/, webhooks/, feedback/). Records several roles share are in files named for what they
+ * are (api-keys.ts, stored-result.ts, batch-request.ts). The five lease roles below (single
+ * checks, lists, list batches, the work queue, list files) are still declared here while their
+ * leases become one primitive; they move beside their implementations after that.
  *
  * Rules every role keeps:
  * - Every method is async and is ONE transaction: operations that must be atomic (create a
@@ -16,71 +23,32 @@
  * - Credits: balance = grants − debits − active holds. A hold turns into exactly one debit or
  *   one release; settling what is already settled is a no-op (no double debit, ever).
  *
- * Adding a role (docs/architecture.md, "Adding a role"): its interface here, its one
- * implementation over the query interface in src/store/roles/, one line in `openRoles`
+ * Adding a role (docs/architecture.md, "Adding a role"): its file in src/store/roles/ (interface,
+ * records, implementation), a field below, one line in `assembleBackend`
  * (src/store/roles/index.ts), and its tables as the next numbered migration of both dialects.
  */
-import type { AddressRecord, FeedbackImport, FeedbackLookup, FeedbackSourceStatus, RecordFeedbackInput, RecordFeedbackOutcome } from './feedback-records.js';
-import type { FactsCache, RoutePauses, SessionLimiter } from '../core/ports.js';
-import type { LeasesRole } from './roles/leases.js';
-import type {
-  Account,
-  ApiKeyRecord,
-  AuthenticatedKey,
-  BatchRequestView,
-  ClaimInput,
-  ClaimedItem,
-  CreateBatchInput,
-  CreateBatchOutcome,
-  CreditBalance,
-  ItemResultInput,
-  ItemResultOutcome,
-  KeyMode,
-  LeaseGrant,
-  ListRecord,
-  NewBatchItem,
-  PurgeOutcome,
-  RateDecision,
-  ResultsSlice,
-  StartVerificationInput,
-  StartVerificationOutcome,
-  IdempotencyClaim,
-  StoredResult,
-  VerificationRecord,
-} from './store.js';
-import type {
-  BadRow,
-  ColumnChoice,
-  KeyActor,
-  KeyEvent,
-  LedgerEntry,
-  ListFile,
-  ListOverview,
-  OwnerCredentials,
-  OwnerSession,
-  OwnerUser,
-  PasswordTokenPurpose,
-  RequestSummary,
-  VerdictCount,
-} from './owner-records.js';
-import type { ClaimedDelivery, DeliveryOutcome, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhook-records.js';
-import type { PolicyRules, PolicyVersion } from './policy-records.js';
-
-/** Accounts, and authentication by API key (docs/design.md §3). Keys are made, listed and revoked by KeyManagementRole. */
-export interface AccountsRole {
-  /** Null when the name is taken. `credits` > 0 adds an initial grant. */
-  createAccount(input: { name: string; credits: number; now: Date }): Promise<Account | null>;
-  findAccountByName(name: string): Promise<Account | null>;
-  setAccountRateLimit(accountId: string, perSecond: number | null, burst: number | null): Promise<void>;
-  /** The key whose SHA-256 (hex) is `hash`, with its account's limits; null for unknown or revoked keys. */
-  findActiveKey(hash: string): Promise<AuthenticatedKey | null>;
-}
-
-/** The credit ledger outside the use cases that hold, debit and release (those are in their own transactions). */
-export interface LedgerRole {
-  grantCredits(accountId: string, credits: number, now: Date): Promise<CreditBalance>;
-  getBalance(accountId: string): Promise<CreditBalance>;
-}
+import type { AccountsRole } from './roles/accounts.js';
+import type { LedgerRole } from './roles/ledger.js';
+import type { BatchesRole } from './roles/batches/batches.js';
+import type { RateLimitsRole } from './roles/rate-limits.js';
+import type { EngineStateRole } from './roles/engine-state.js';
+import type { RetentionRole } from './roles/retention.js';
+import type { UsersRole } from './roles/users.js';
+import type { OwnerSessionsRole } from './roles/owner-sessions.js';
+import type { LoginThrottleRole } from './roles/login-throttle.js';
+import type { KeyManagementRole } from './roles/key-management.js';
+import type { AccountViewsRole } from './roles/account-views.js';
+import type { WebhooksRole } from './roles/webhooks/webhooks.js';
+import type { ProberRepliesRole } from './roles/prober-replies.js';
+import type { PoliciesRole } from './roles/policies.js';
+import type { FeedbackRole } from './roles/feedback/feedback.js';
+import type { LeaseGrant, LeasesRole } from './roles/leases.js';
+// What the five lease roles declared here take and return.
+import type { ClaimedItem, ClaimInput, ListRecord, StartVerificationInput, StartVerificationOutcome, VerificationRecord } from './store.js';
+import type { BadRow, ColumnChoice, ListFile, ListOverview } from './owner-records.js';
+import type { NewBatchItem } from './batch-request.js';
+import type { IdempotencyClaim } from './roles/idempotency.js';
+import type { StoredResult } from './stored-result.js';
 
 /** Single checks (`POST /v1/verify`): hold → debit or release, idempotent replay, leases. */
 export interface VerificationsRole {
@@ -102,22 +70,6 @@ export interface VerificationsRole {
    * event — written now if the check completed before this call (docs/webhooks.md).
    */
   markResumable(verificationId: string, answeredAs?: string): Promise<void>;
-}
-
-/** Batch requests and their results (`POST /v1/requests`, `GET /v1/requests/{id}[/results]`). */
-export interface BatchesRole {
-  /** Idempotency claim + request + items + credit hold, atomically. Racing identical calls create one request. */
-  create(input: CreateBatchInput): Promise<CreateBatchOutcome>;
-  /** Null for unknown ids and requests of other accounts. */
-  get(accountId: string, requestId: string): Promise<BatchRequestView | null>;
-  /**
-   * Stores an item's result and its billing in one transaction (results arriving together may
-   * share one). A final result gets the next final sequence number of its request; the last
-   * open item finalizes the request. Idempotent per item.
-   */
-  recordItemResult(input: ItemResultInput): Promise<ItemResultOutcome>;
-  /** Final items with finalSeq > afterSeq in finality order, with the request read in the same snapshot. */
-  resultsSlice(input: { accountId: string; requestId: string; afterSeq: number; limit: number }): Promise<ResultsSlice | null>;
 }
 
 /** Stored lists (`presend lists import`, `POST /v1/requests {listId}`). */
@@ -177,11 +129,6 @@ export interface ListBatchesRole {
   }): Promise<'written' | 'lost'>;
 }
 
-/** Per-key token buckets (docs/design.md §4), shared by every API node when the store is. */
-export interface RateLimitsRole {
-  consumeToken(input: { keyId: string; now: Date; perSecond: number; burst: number }): Promise<RateDecision>;
-}
-
 /**
  * The work queue of batch items: the claim that leases them, plus wake-ups so an idle worker
  * hears of new work at once instead of at its next poll. Their leases are renewed and handed back
@@ -200,104 +147,6 @@ export interface WorkQueueRole {
   publish(requestId: string): Promise<void>;
   /** Resolves when work may be available: a publish, `maxWaitMs` elapsed, or `signal` aborted. */
   waitForWork(signal: AbortSignal, maxWaitMs: number): Promise<void>;
-}
-
-/**
- * The engine's shared state (src/core/ports.ts): per-MX session slots and domain facts. In one
- * process on SQLite they live in memory; on PostgreSQL in the database, so the politeness limit
- * holds summed over every worker and a fact found by one serves all.
- */
-export interface EngineStateRole {
-  limiter: SessionLimiter;
-  cache: FactsCache;
-  /** The egress pool's route pauses: this process's memory on SQLite, a table on PostgreSQL (shared by every worker). */
-  routePauses: RoutePauses;
-}
-
-/** Retention (docs/design.md §4): what is past its time is deleted. */
-export interface RetentionRole {
-  /**
-   * Requests past retentionExpiresAt (with items), finished checks older than the retention,
-   * expired idempotency records, the entries of failed list imports (and the failed lists
-   * themselves once older than the retention), feedback events that happened more than
-   * `feedbackEventsRetentionDays` ago (default 365) and shared engine state. Deleted in transactions
-   * of at most `chunk` rows (default 2,000), yielding to the event loop between them.
-   */
-  purgeExpired(now: Date, verificationRetentionDays: number, options?: { chunk?: number; feedbackEventsRetentionDays?: number }): Promise<PurgeOutcome>;
-}
-
-/** Owners of an account, who sign in to its dashboard (docs/design.md §7), and their one-time password links. */
-export interface UsersRole {
-  /** Null when the email is taken (an email names one user over all accounts). `email` is stored lower-cased. */
-  createUser(input: { accountId: string; email: string; now: Date }): Promise<OwnerUser | null>;
-  findUserByEmail(email: string): Promise<OwnerCredentials | null>;
-  /** Whether any owner exists yet (a new install's hint to create the first). */
-  anyUser(): Promise<boolean>;
-  /** Issues a one-time link (only its SHA-256 is kept); the user's earlier unused links stop working. */
-  issuePasswordToken(input: { userId: string; tokenHash: string; purpose: PasswordTokenPurpose; now: Date; expiresAt: Date }): Promise<void>;
-  /** The user an unused, unexpired token is for, or null. */
-  findPasswordToken(tokenHash: string, now: Date): Promise<{ user: OwnerUser; purpose: PasswordTokenPurpose } | null>;
-  /**
-   * Uses a token once, in one transaction: sets the password hash, marks the token used and ends
-   * every session of the user (a reset signs out everywhere). Null when the token is unknown,
-   * used or expired.
-   */
-  setPasswordWithToken(input: { tokenHash: string; passwordHash: string; now: Date }): Promise<OwnerUser | null>;
-}
-
-/** Signed-in sessions, in the store so every API node honours them. */
-export interface OwnerSessionsRole {
-  /** Also forgets the user's expired sessions. */
-  create(input: { idHash: string; userId: string; csrfSecret: string; now: Date; expiresAt: Date }): Promise<void>;
-  /** The session, unless unknown, past `expiresAt` or unused since before `idleSince`. */
-  find(idHash: string, now: Date, idleSince: Date): Promise<OwnerSession | null>;
-  /** Records activity (callers do it at most every few minutes). */
-  touch(idHash: string, now: Date): Promise<void>;
-  end(idHash: string): Promise<void>;
-  /** Sign out everywhere: every session of the user; returns how many ended. */
-  endAllOf(userId: string): Promise<number>;
-  setFlash(idHash: string, flash: string | null): Promise<void>;
-  /** Reads and clears the flash in one transaction: a message is shown once. */
-  takeFlash(idHash: string): Promise<string | null>;
-}
-
-/** Failed sign-ins counted per scope (an email, a client address) over a sliding window, shared by every node. */
-export interface LoginThrottleRole {
-  /**
-   * Reserves one sign-in attempt against every scope's limit in one step: null, and nothing
-   * recorded, when a scope already has `limit` failures or reserved attempts after `since`; else
-   * the attempt's id. The reservation counts as a failure until it is released, so attempts fired
-   * at once on any number of nodes never check more passwords than the limit.
-   */
-  reserve(limits: readonly { scope: string; limit: number }[], now: Date, since: Date): Promise<string | null>;
-  /** Withdraws a reserved attempt: its password was never checked (the hashing queue was full), or it was right. */
-  release(attempt: string): Promise<void>;
-  /** A successful sign-in clears its email's failures. */
-  clear(scope: string): Promise<void>;
-}
-
-/**
- * API keys, however they are made (the dashboard, `presend keys`): labels, last use, revocation
- * by id, and the audit trail that names who did each.
- */
-export interface KeyManagementRole {
-  /** The key row and its `created` audit event, in one transaction. `hash` is the SHA-256 (hex) of the full key; the key itself is never stored. */
-  createKey(input: { accountId: string; hash: string; displayPrefix: string; mode: KeyMode; label: string | null; actor: KeyActor; now: Date }): Promise<ApiKeyRecord>;
-  /** Newest first, revoked ones included. */
-  listKeys(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Null for an unknown id or a key of another account. */
-  getKey(accountId: string, keyId: string): Promise<ApiKeyRecord | null>;
-  /**
-   * Revokes one key of the account with its `revoked` audit event, in one transaction. Null for
-   * an unknown id or another account's key; a key already revoked is returned as it is.
-   */
-  revokeKey(input: { accountId: string; keyId: string; actor: KeyActor; now: Date }): Promise<ApiKeyRecord | null>;
-  /** The key as authentication yields it, for work an owner starts from the dashboard; null when revoked or not the account's. */
-  usableKey(accountId: string, keyId: string): Promise<AuthenticatedKey | null>;
-  /** Moves last use forward (never back). */
-  noteKeyUse(uses: ReadonlyArray<{ keyId: string; at: Date }>): Promise<void>;
-  /** Newest first. */
-  keyEvents(accountId: string, limit: number): Promise<KeyEvent[]>;
 }
 
 /** The files lists were uploaded from (kept to write results back into them), and the rows they could not use. */
@@ -323,125 +172,6 @@ export interface ListFilesRole {
   listLists(accountId: string, limit: number): Promise<ListOverview[]>;
   /** The list, its entries and its file; false for an unknown list or another account's. */
   deleteList(accountId: string, listId: string): Promise<boolean>;
-}
-
-/** What the dashboard's pages read about an account: its requests, verdicts, ledger and usage. */
-export interface AccountViewsRole {
-  /** Newest first; `before` pages on (the createdAt of the last one shown). */
-  recentRequests(accountId: string, input: { limit: number; before?: string }): Promise<RequestSummary[]>;
-  /** One request of the account (with the list it came from); null for another account's. */
-  requestSummary(accountId: string, requestId: string): Promise<RequestSummary | null>;
-  /** Final items of a request of the account by verdict and decision; empty for another account's. */
-  verdictCounts(accountId: string, requestId: string): Promise<VerdictCount[]>;
-  /** Newest first; `beforeId` pages on. */
-  ledger(accountId: string, input: { limit: number; beforeId?: number }): Promise<LedgerEntry[]>;
-  /** Credits debited in each [bounds[i], bounds[i+1]) interval: bounds.length − 1 sums. */
-  debitsBetween(accountId: string, bounds: readonly Date[]): Promise<number[]>;
-}
-
-/**
- * Signed webhooks (docs/webhooks.md): an account's endpoints and the deliveries of their events.
- * Events are written by the transactions of the changes they announce (src/store/roles/webhook-outbox.ts);
- * senders lease due deliveries here, so a sender that dies leaves rows another takes over.
- */
-export interface WebhooksRole {
-  createEndpoint(input: { accountId: string; url: string; events: readonly WebhookEventType[]; description: string | null; secret: string; now: Date }): Promise<WebhookEndpoint>;
-  /** Oldest first. */
-  listEndpoints(accountId: string): Promise<WebhookEndpoint[]>;
-  /** Null for an unknown id or another account's endpoint. */
-  getEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpoint | null>;
-  /** The endpoint and its deliveries; false for an unknown id or another account's. */
-  deleteEndpoint(accountId: string, endpointId: string): Promise<boolean>;
-  /** A new secret signs from now on; the one before keeps signing beside it until `graceUntil`. Null for an unknown id or another account's. */
-  rotateSecret(input: { accountId: string; endpointId: string; secret: string; graceUntil: Date; now: Date }): Promise<WebhookEndpoint | null>;
-  /** An endpoint disabled (by a 410) takes events again; null for an unknown id or another account's. */
-  enableEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpoint | null>;
-  /** A `webhook.test` event for this one endpoint, due now; null for an unknown id or another account's. */
-  sendTest(input: { accountId: string; endpointId: string; now: Date }): Promise<WebhookDelivery | null>;
-  /**
-   * Leases up to `limit` deliveries until `leaseUntil`: pending ones that are due, and ones whose
-   * sender's lease lapsed (it died mid-attempt). Each claim counts an attempt. Two callers never
-   * take the same delivery.
-   */
-  claimDue(input: { owner: string; now: Date; leaseUntil: Date; limit: number }): Promise<ClaimedDelivery[]>;
-  /**
-   * Records how an attempt ended; false when `owner` no longer holds the delivery (its lease
-   * lapsed and another sender took it): nothing is written then. A 410 disables the endpoint
-   * and ends its other pending deliveries, in the same transaction.
-   */
-  recordOutcome(input: { deliveryId: string; owner: string; outcome: DeliveryOutcome; now: Date }): Promise<boolean>;
-  /** Newest first; empty for another account's endpoint. */
-  deliveries(accountId: string, endpointId: string, limit: number): Promise<WebhookDelivery[]>;
-  /**
-   * Sends a delivered or failed delivery again, due now, with its retry schedule started over
-   * (same event, same `webhook-id`). Null when it is unknown, another account's, still under
-   * way, or its endpoint is disabled.
-   */
-  resend(input: { accountId: string; deliveryId: string; now: Date }): Promise<WebhookDelivery | null>;
-  /** Events created before `before` whose deliveries all ended (retention); returns how many. */
-  purgeFinished(before: Date): Promise<number>;
-}
-
-/** One recent live result, as far as the prober's health reads it. */
-export interface RecentProbeResult {
-  providerFamily: string | null;
-  reasons: string[];
-}
-
-/** What recent live probes got back (src/store/roles/prober-replies.ts), for `presend doctor`. */
-export interface ProberRepliesRole {
-  /** Up to `limit` batch items and up to `limit` single checks finished since `since`, newest first. */
-  recent(input: { since: Date; limit: number }): Promise<RecentProbeResult[]>;
-}
-
-/**
- * An account's decision policy (docs/policy.md), versioned: each change is a new version, none is
- * ever edited. Rules are checked by the service before they come here.
- */
-export interface PoliciesRole {
-  /** The version in force; version 0 (the default table, no rules) when none was ever set. */
-  current(accountId: string): Promise<PolicyVersion>;
-  /** Newest first; version 0 is not listed. */
-  history(accountId: string, limit: number): Promise<PolicyVersion[]>;
-  /**
-   * Adds the next version. With `expectedVersion`, nothing is written when another change came
-   * first (`stale`, with the version now in force): a form sent from an old page does not undo it.
-   */
-  set(input: { accountId: string; rules: PolicyRules; changedBy: string; expectedVersion?: number; now: Date }): Promise<{ kind: 'set'; policy: PolicyVersion } | { kind: 'stale'; current: number }>;
-}
-
-/**
- * Send feedback (docs/feedback.md): bounces, deliveries and complaints an account reports about
- * addresses, each event taken once; the summary a check reads; the sources and their tokens.
- */
-export interface FeedbackRole {
-  /** The feedback of those addresses that have any, and the window of each account named. */
-  lookup(keys: ReadonlyArray<{ accountId: string; email: string }>): Promise<FeedbackLookup>;
-  /** One transaction: the events not seen before, the addresses' summaries, the import's and the source's counts. */
-  record(input: RecordFeedbackInput): Promise<RecordFeedbackOutcome>;
-  /** `lease`: the importing process's (LeasesRole, kind `feedbackImport`): one that lapses ends the import failed. */
-  startImport(input: { accountId: string; source: string; name: string; now: Date; lease?: LeaseGrant }): Promise<string>;
-  /** Ends an import still running; one already ended (its lease lapsed: failed) is returned as it is. */
-  finishImport(id: string, state: 'completed' | 'failed', now: Date): Promise<FeedbackImport>;
-  /** Newest first. */
-  imports(accountId: string, limit: number): Promise<FeedbackImport[]>;
-  /** The address's history (checks and feedback) and its latest events, for the dashboard. */
-  address(accountId: string, email: string): Promise<AddressRecord>;
-  /** Removes the address's checks history, feedback summary and events (a person asked to be forgotten); false when there was none. */
-  forget(accountId: string, email: string): Promise<boolean>;
-  /** False for an unknown account. */
-  setWindow(accountId: string, days: number): Promise<boolean>;
-  /** Days a hard bounce or a delivery counts for the account's checks. */
-  windowDays(accountId: string): Promise<number>;
-  sources(accountId: string): Promise<FeedbackSourceStatus[]>;
-  /** The webhook token of (account, source): only its SHA-256 and a display prefix are kept; a new one replaces the old. */
-  setToken(input: { accountId: string; source: string; tokenHash: string; tokenPrefix: string; now: Date }): Promise<void>;
-  /** The account and source of a token, with the key its deliveries are verified with (null: none set). */
-  sourceByToken(tokenHash: string): Promise<{ accountId: string; source: string; verifyKey: string | null } | null>;
-  /** What checks the provider's signature (SendGrid's public key, Mailgun's signing key, Postmark's user:password). */
-  setVerifyKey(input: { accountId: string; source: string; verifyKey: string; now: Date }): Promise<void>;
-  /** A delivery the source sent that was refused (bad signature, unreadable body), for the dashboard. */
-  noteError(input: { accountId: string; source: string; message: string; now: Date }): Promise<void>;
 }
 
 /** Every role of one database, opened and closed together. */

@@ -4,8 +4,9 @@
  */
 import type { AddressHistory, Billing, PresendEnvelope } from '../core/types.js';
 import { NO_FEEDBACK, pickFeedback } from '../core/feedback-verdict.js';
-import type { Counters, StoredResult } from './store.js';
-import { DECISION_COUNTER } from './store.js';
+import type { Counters } from './batch-request.js';
+import type { StoredResult } from './stored-result.js';
+import { DECISION_COUNTER } from './batch-request.js';
 
 export type ItemBilling = 'none' | 'held' | 'debited' | 'released';
 

@@ -1,44 +1,11 @@
 /**
- * Roles: accounts, lists, verifications (row mapping). Row shapes shared by the SQLite and PostgreSQL stores, and their mapping to the store
- * contract's records. Both schemas name columns alike; only booleans differ (SQLite stores
- * 0/1), so the mappers accept either.
+ * Row shapes of stored lists and single checks, shared by the SQLite and PostgreSQL stores, and
+ * their mapping to the records of src/store/store.ts (they move with those roles; the other
+ * roles map their rows in their own files). Both schemas name columns alike; only booleans
+ * differ (SQLite stores 0/1), so the mappers accept either.
  */
-import type { Account, AuthenticatedKey, KeyMode, ListRecord, ListState, StoredResult, VerificationRecord, VerificationState } from './store.js';
-
-export interface AccountRow {
-  id: string;
-  name: string;
-  created_at: string;
-  rate_limit_per_second: number | null;
-  rate_limit_burst: number | null;
-}
-
-export const toAccount = (r: AccountRow): Account => ({
-  id: r.id,
-  name: r.name,
-  createdAt: r.created_at,
-  rateLimitPerSecond: r.rate_limit_per_second,
-  rateLimitBurst: r.rate_limit_burst,
-});
-
-/** A live key joined with its account's rate-limit override (authentication). */
-export interface ActiveKeyRow {
-  id: string;
-  account_id: string;
-  mode: KeyMode;
-  display_prefix: string;
-  rate_limit_per_second: number | null;
-  rate_limit_burst: number | null;
-}
-
-export const toAuthenticatedKey = (r: ActiveKeyRow): AuthenticatedKey => ({
-  keyId: r.id,
-  accountId: r.account_id,
-  mode: r.mode,
-  displayPrefix: r.display_prefix,
-  rateLimitPerSecond: r.rate_limit_per_second,
-  rateLimitBurst: r.rate_limit_burst,
-});
+import type { ListRecord, ListState, VerificationRecord, VerificationState } from './store.js';
+import type { StoredResult } from './stored-result.js';
 
 export interface ListRow {
   id: string;

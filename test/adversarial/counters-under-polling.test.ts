@@ -1,6 +1,6 @@
 /**
  * Issue 21, defect 2: a batch's counters polled by many clients at once while it runs. Each API
- * node sums a request's final items once and extends the sums (src/store/request-groups.ts);
+ * node sums a request's final items once and extends the sums (src/store/roles/batches/request-groups.ts);
  * views of one request interleaving on one node once extended a base another view had already
  * extended (counted items twice: `completed` above `unique`), or rebuilt the sums from a later
  * base (items lost on that node for good). Every answer must keep

@@ -12,7 +12,7 @@ import { createSandboxEngine } from '../../src/core/index.js';
 import type { Engine } from '../../src/core/index.js';
 import { newIdem } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
-import { toStoredResult } from '../../src/store/store.js';
+import { toStoredResult } from '../../src/store/stored-result.js';
 import { BACKENDS } from '../backends.js';
 import { harnessOn } from '../api/harness.js';
 import { assertSpecAnswer, rawRequest } from './raw-http.js';

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { batchProgress } from '../../src/dashboard/batch-progress.js';
 import { batchPage } from '../../src/dashboard/pages/batches.js';
 import { emptyCounters } from '../../src/store/billing-rules.js';
-import type { BatchRequestView, Counters } from '../../src/store/store.js';
+import type { BatchRequestView } from '../../src/store/roles/batches/batch-records.js';
+import type { Counters } from '../../src/store/batch-request.js';
 
 const text = (html: string): string => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
 

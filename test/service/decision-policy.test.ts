@@ -9,8 +9,8 @@ import { createSandboxEngine } from '../../src/core/index.js';
 import { allowedDecisions, changeRules, defaultDecision, parseDecisionArguments } from '../../src/service/policy/decision-policy.js';
 import { applyPolicy } from '../../src/service/policy/apply-policy.js';
 import { failedResult } from '../../src/service/checks/envelopes.js';
-import { toStoredResult } from '../../src/store/store.js';
-import { DEFAULT_RULES } from '../../src/store/policy-records.js';
+import { toStoredResult } from '../../src/store/stored-result.js';
+import { DEFAULT_RULES } from '../../src/store/roles/policies.js';
 
 const sandbox = createSandboxEngine();
 const result = async (email: string) => toStoredResult(await sandbox.verify(email));

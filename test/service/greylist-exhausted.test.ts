@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createSandboxEngine } from '../../src/core/index.js';
 import { applyFeedback, NO_FEEDBACK } from '../../src/core/feedback-verdict.js';
 import { greylistExhausted } from '../../src/service/checks/envelopes.js';
-import { toStoredResult } from '../../src/store/store.js';
+import { toStoredResult } from '../../src/store/stored-result.js';
 
 const sandbox = createSandboxEngine();
 const now = new Date('2026-11-28T00:00:00Z');

@@ -1,17 +1,20 @@
 /**
- * The store contract suite (src/store/store.ts): every Backend implementation runs it
- * (test/store/sqlite.test.ts, test/store/postgres.test.ts). A behaviour that differs between
- * SQLite and PostgreSQL is a bug in one of them.
+ * The store contract suite (src/store/backend.ts, the roles of src/store/roles/): every Backend
+ * implementation runs it (test/store/sqlite.test.ts, test/store/postgres.test.ts), the
+ * dashboard's roles included (dashboard-roles.ts). A behaviour that differs between SQLite and
+ * PostgreSQL is a bug in one of them.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSandboxEngine } from '../../src/core/index.js';
-import { toStoredResult } from '../../src/store/store.js';
-import type { CreateBatchInput, StoredResult } from '../../src/store/store.js';
+import { toStoredResult } from '../../src/store/stored-result.js';
+import type { CreateBatchInput } from '../../src/store/roles/batches/batch-records.js';
+import type { StoredResult } from '../../src/store/stored-result.js';
 import type { Backend } from '../../src/store/backend.js';
 import { countersFrom } from '../../src/store/billing-rules.js';
 import { failedResult } from '../../src/service/checks/envelopes.js';
 import type { ItemGroup } from '../../src/store/billing-rules.js';
+import { dashboardRoleCases } from './dashboard-roles.js';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -696,5 +699,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       const raced = await Promise.all([0, 1, 2, 3].map((i) => store.policies.set({ accountId: b.id, rules: { decisions: {}, minConfidence: (i + 1) / 10 }, changedBy: `racer ${i}`, now: at(10 + i) })));
       assert.deepEqual(raced.map((r) => (r.kind === 'set' ? r.policy.version : -1)).sort(), [1, 2, 3, 4]);
     });
+
+    dashboardRoleCases(() => store);
   });
 }

@@ -13,7 +13,7 @@ import type { Backend } from '../../src/store/backend.js';
 import { defaultConfig } from '../../src/config.js';
 import { createSandboxEngine } from '../../src/core/index.js';
 import { idempotencyClaim } from '../../src/service/checks/idempotency.js';
-import { toStoredResult } from '../../src/store/store.js';
+import { toStoredResult } from '../../src/store/stored-result.js';
 
 describeOnEveryBackend('the webhooks role', (kind) => {
   let backend: Backend;

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { loadCommandConfig, type PresendConfig } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { runDoctor, type DoctorDeps } from '../../service/prober-health/doctor.js';
-import type { RecentProbeResult } from '../../store/backend.js';
+import type { RecentProbeResult } from '../../store/roles/prober-replies.js';
 import { openBackend } from '../../store/open-backend.js';
 import { renderDoctorReport } from '../output/doctor-report.js';
 

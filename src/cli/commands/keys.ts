@@ -1,6 +1,6 @@
 /** `presend keys create|list|revoke` (docs/design.md §3): a key is shown once; listings show display prefixes only. */
 import type { Command } from 'commander';
-import type { ApiKeyRecord } from '../../store/store.js';
+import type { ApiKeyRecord } from '../../store/roles/key-management.js';
 import { createKey, keysToRevoke, listKeys, revokeKeys } from '../../service/operations/admin.js';
 import { runAdmin } from '../output/admin-command.js';
 import { confirm } from '../output/confirm.js';

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { userInfo } from 'node:os';
 import { PRESEND_DECISIONS, PUBLIC_VERDICTS } from '../../core/types.js';
-import type { PolicyVersion } from '../../store/policy-records.js';
+import type { PolicyVersion } from '../../store/roles/policies.js';
 import { account, refused } from '../../service/operations/admin.js';
 import { parseDecisionArguments, policyTable } from '../../service/policy/decision-policy.js';
 import type { PolicyChange } from '../../service/policy/decision-policy.js';

@@ -6,8 +6,8 @@
 import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Backend } from '../../store/backend.js';
-import type { WebhookDelivery, WebhookEndpoint } from '../../store/webhook-records.js';
-import { WEBHOOK_EVENT_TYPES } from '../../store/webhook-records.js';
+import type { WebhookDelivery, WebhookEndpoint } from '../../store/roles/webhooks/webhook-records.js';
+import { WEBHOOK_EVENT_TYPES } from '../../store/roles/webhooks/webhook-records.js';
 import { account, refused } from '../../service/operations/admin.js';
 import type { AdminOutcome } from '../../service/operations/admin.js';
 import { addEndpoint, ROTATION_GRACE_MS, rotateEndpointSecret } from '../../service/webhooks/endpoints.js';

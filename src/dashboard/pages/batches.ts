@@ -8,8 +8,12 @@ import { batchRows } from './overview.js';
 import { uploadForm } from './lists.js';
 import { decisionText, verdictText } from '../explain.js';
 import type { BatchCost } from '../../service/batches/batch-cost.js';
-import type { ListOverview, RequestSummary, VerdictCount } from '../../store/owner-records.js';
-import type { ApiKeyRecord, BatchRequestView, CreditBalance, Counters } from '../../store/store.js';
+import type { ListOverview } from '../../store/owner-records.js';
+import type { RequestSummary, VerdictCount } from '../../store/roles/account-views.js';
+import type { ApiKeyRecord } from '../../store/roles/key-management.js';
+import type { BatchRequestView } from '../../store/roles/batches/batch-records.js';
+import type { CreditBalance } from '../../store/roles/ledger.js';
+import type { Counters } from '../../store/batch-request.js';
 
 export function keyOption(k: ApiKeyRecord, selected: boolean): string {
   return html`<option value="${k.id}"!${selected ? ' selected' : ''}>${k.mode === 'test' ? 'Sandbox' : 'Live'} key ${k.displayPrefix}…${k.label ? ` (${k.label})` : ''}</option>`;

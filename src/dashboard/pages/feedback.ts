@@ -7,7 +7,7 @@ import { html } from 'ghtml';
 import { shownOncePanel } from '../shown-once.js';
 import { csrfField, when } from '../layout.js';
 import type { Flash, PageContext } from '../layout.js';
-import type { AddressRecord, FeedbackImport, FeedbackSourceStatus } from '../../store/feedback-records.js';
+import type { AddressRecord, FeedbackImport, FeedbackSourceStatus } from '../../store/roles/feedback/feedback-records.js';
 import { WEBHOOK_SOURCES } from '../../service/feedback/source-tokens.js';
 import { VERDICT_TEXT } from '../explain.js';
 import type { PublicVerdict } from '../../core/types.js';

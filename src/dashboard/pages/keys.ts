@@ -3,8 +3,7 @@ import { html } from 'ghtml';
 import { shownOncePanel } from '../shown-once.js';
 import { csrfField, when } from '../layout.js';
 import type { Flash, PageContext } from '../layout.js';
-import type { KeyEvent } from '../../store/owner-records.js';
-import type { ApiKeyRecord } from '../../store/store.js';
+import type { ApiKeyRecord, KeyEvent } from '../../store/roles/key-management.js';
 import { MAX_LABEL_LENGTH } from '../../service/keys/managed-keys.js';
 
 const modeName = (mode: string) => (mode === 'test' ? 'sandbox' : 'live');

@@ -3,8 +3,8 @@ import { html } from 'ghtml';
 import { count, when } from '../layout.js';
 import { columnChart } from '../charts.js';
 import type { Bar } from '../charts.js';
-import type { CreditBalance } from '../../store/store.js';
-import type { RequestSummary } from '../../store/owner-records.js';
+import type { CreditBalance } from '../../store/roles/ledger.js';
+import type { RequestSummary } from '../../store/roles/account-views.js';
 
 export function balanceCards(balance: CreditBalance): string {
   return html`<div class="cards">

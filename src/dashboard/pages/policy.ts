@@ -7,7 +7,7 @@
 import { html } from 'ghtml';
 import { csrfField, when } from '../layout.js';
 import type { PageContext } from '../layout.js';
-import type { PolicyVersion } from '../../store/policy-records.js';
+import type { PolicyVersion } from '../../store/roles/policies.js';
 import { policyTable } from '../../service/policy/decision-policy.js';
 import type { PolicyOverview } from '../../service/policy/policies.js';
 

@@ -4,7 +4,7 @@ import { csrfField } from '../layout.js';
 import type { PageContext } from '../layout.js';
 import { keyOption } from './batches.js';
 import { decisionText, reasonText, verdictText } from '../explain.js';
-import type { ApiKeyRecord } from '../../store/store.js';
+import type { ApiKeyRecord } from '../../store/roles/key-management.js';
 import type { PresendEnvelope } from '../../core/types.js';
 
 export type TryOutcome =

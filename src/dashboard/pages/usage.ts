@@ -2,8 +2,8 @@
 import { html } from 'ghtml';
 import { count, when } from '../layout.js';
 import { balanceCards } from './overview.js';
-import type { LedgerEntry } from '../../store/owner-records.js';
-import type { CreditBalance } from '../../store/store.js';
+import type { LedgerEntry } from '../../store/roles/account-views.js';
+import type { CreditBalance } from '../../store/roles/ledger.js';
 
 export const LEDGER_KIND_TEXT: Record<LedgerEntry['kind'], string> = {
   grant: 'Granted',

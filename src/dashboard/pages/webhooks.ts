@@ -8,8 +8,8 @@ import { html } from 'ghtml';
 import { shownOncePanel } from '../shown-once.js';
 import { csrfField, when } from '../layout.js';
 import type { Flash, PageContext } from '../layout.js';
-import { WEBHOOK_EVENT_TYPES } from '../../store/webhook-records.js';
-import type { WebhookDelivery, WebhookEndpoint } from '../../store/webhook-records.js';
+import { WEBHOOK_EVENT_TYPES } from '../../store/roles/webhooks/webhook-records.js';
+import type { WebhookDelivery, WebhookEndpoint } from '../../store/roles/webhooks/webhook-records.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../service/webhooks/endpoints.js';
 
 const EVENT_WORDS: Record<string, string> = {

@@ -5,7 +5,7 @@ import { csvRecord } from '../../files/index.js';
 import { ownerOf, pageContext, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
 import { usagePage } from '../pages/usage.js';
-import type { AccountViewsRole } from '../../store/backend.js';
+import type { AccountViewsRole } from '../../store/roles/account-views.js';
 
 const PAGE = 50;
 const EXPORT_PAGE = 1000;

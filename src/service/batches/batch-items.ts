@@ -6,8 +6,8 @@
 import { parseAddress } from '../../core/syntax/address.js';
 import type { SyntaxError } from '../../core/syntax/address.js';
 import { syntaxRejection } from '../../core/syntax-rejection.js';
-import { toStoredResult } from '../../store/store.js';
-import type { NewBatchItem } from '../../store/store.js';
+import { toStoredResult } from '../../store/stored-result.js';
+import type { NewBatchItem } from '../../store/batch-request.js';
 
 export function batchItemsFrom(entries: readonly string[], now: Date): NewBatchItem[] {
   return dedupe(

@@ -14,8 +14,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClaimedItem } from '../../store/store.js';
-import { toStoredResult } from '../../store/store.js';
-import type { Backend, BatchesRole, PoliciesRole, WorkQueueRole } from '../../store/backend.js';
+import { toStoredResult } from '../../store/stored-result.js';
+import type { Backend, WorkQueueRole } from '../../store/backend.js';
+import type { BatchesRole } from '../../store/roles/batches/batches.js';
+import type { PoliciesRole } from '../../store/roles/policies.js';
 import type { LeasesRole } from '../../store/roles/leases.js';
 import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';
 import type { PresendConfig } from '../../config.js';
@@ -26,7 +28,7 @@ import type { Engines } from '../engines/engines.js';
 import type { Metrics } from '../operations/metrics.js';
 import { failedResult, greylistExhausted } from '../checks/envelopes.js';
 import { underAccountPolicy } from '../policy/apply-policy.js';
-import type { FeedbackRole } from '../../store/backend.js';
+import type { FeedbackRole } from '../../store/roles/feedback/feedback.js';
 import { readFeedback } from '../feedback/check-feedback.js';
 
 export interface BatchRunnerOptions {

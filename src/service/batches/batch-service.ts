@@ -10,8 +10,10 @@
  */
 import { parseAddress } from '../../core/syntax/address.js';
 import { invalidAddressMessage } from '../../core/syntax/problems.js';
-import type { AuthenticatedKey, BatchRequestView } from '../../store/store.js';
-import type { BatchesRole, ListsRole, WorkQueueRole } from '../../store/backend.js';
+import type { AuthenticatedKey } from '../../store/api-keys.js';
+import type { BatchRequestView } from '../../store/roles/batches/batch-records.js';
+import type { BatchesRole } from '../../store/roles/batches/batches.js';
+import type { ListsRole, WorkQueueRole } from '../../store/backend.js';
 import type { Refusal } from '../errors.js';
 import { idempotencyClaim } from '../checks/idempotency.js';
 import { dedupe } from './batch-items.js';

@@ -3,8 +3,9 @@
  * became final (its final sequence number); a cursor is the opaque position after the last
  * item returned, so a full export of a running batch never repeats or skips an item.
  */
-import type { BatchRequestView, RequestState, ResultRow } from '../../store/store.js';
-import type { BatchesRole } from '../../store/backend.js';
+import type { BatchRequestView, ResultRow } from '../../store/roles/batches/batch-records.js';
+import type { RequestState } from '../../store/batch-request.js';
+import type { BatchesRole } from '../../store/roles/batches/batches.js';
 
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;

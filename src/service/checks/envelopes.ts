@@ -4,7 +4,7 @@
  * the last recheck. (A syntax-invalid list entry gets the engine's own `syntaxRejection`.)
  */
 import type { PresendEnvelope } from '../../core/types.js';
-import type { StoredResult } from '../../store/store.js';
+import type { StoredResult } from '../../store/stored-result.js';
 
 /** docs/interface-spec.md §3: a 202 carries status running, outcome pending, nothing decided, nothing billed. */
 export function pendingEnvelope(): PresendEnvelope {

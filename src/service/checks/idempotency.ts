@@ -3,8 +3,8 @@
  * compared by a hash of its canonical JSON (key order does not matter), records live 24 h.
  */
 import { createHash } from 'node:crypto';
-import type { IdempotencyClaim } from '../../store/store.js';
-import type { KeyMode } from '../../store/store.js';
+import type { IdempotencyClaim } from '../../store/roles/idempotency.js';
+import type { KeyMode } from '../../store/api-keys.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 

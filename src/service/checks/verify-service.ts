@@ -8,10 +8,12 @@
  */
 import { parseAddress } from '../../core/syntax/address.js';
 import { invalidAddressMessage } from '../../core/syntax/problems.js';
-import type { AuthenticatedKey, StartVerificationOutcome, VerificationRecord } from '../../store/store.js';
-import type { PoliciesRole, VerificationsRole } from '../../store/backend.js';
+import type { AuthenticatedKey } from '../../store/api-keys.js';
+import type { StartVerificationOutcome, VerificationRecord } from '../../store/store.js';
+import type { PoliciesRole } from '../../store/roles/policies.js';
+import type { VerificationsRole } from '../../store/backend.js';
 import { underAccountPolicy } from '../policy/apply-policy.js';
-import { toStoredResult } from '../../store/store.js';
+import { toStoredResult } from '../../store/stored-result.js';
 import type { Refusal } from '../errors.js';
 import { engineFor, liveChecksRefusal } from '../engines/engines.js';
 import { CheckAdmission, isSeat } from './check-admission.js';
@@ -22,7 +24,7 @@ import type { Metrics } from '../operations/metrics.js';
 import type { Engine } from '../../core/ports.js';
 import type { EngineResult } from '../../core/types.js';
 import type { Logger } from '../../logger.js';
-import type { FeedbackRole } from '../../store/backend.js';
+import type { FeedbackRole } from '../../store/roles/feedback/feedback.js';
 import { readFeedback } from '../feedback/check-feedback.js';
 import type { FeedbackView } from '../feedback/check-feedback.js';
 import type { LeasesRole } from '../../store/roles/leases.js';

@@ -1,7 +1,7 @@
 /** Which engine serves a check: live keys probe the network, `ps_test.` keys use the sandbox (docs/design.md §3). */
 import type { Engine } from '../../core/ports.js';
 import type { SmtpSessionStats } from './session-stats.js';
-import type { KeyMode } from '../../store/store.js';
+import type { KeyMode } from '../../store/api-keys.js';
 import type { Refusal } from '../errors.js';
 
 export interface Engines {

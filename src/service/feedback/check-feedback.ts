@@ -7,8 +7,8 @@
  */
 import { answerFromFeedback, applyFeedback, DEFAULT_FEEDBACK_WINDOW_DAYS, feedbackHistory } from '../../core/feedback-verdict.js';
 import type { AddressFeedback, EngineResult } from '../../core/types.js';
-import type { FeedbackRole } from '../../store/backend.js';
-import { feedbackKey } from '../../store/feedback-records.js';
+import type { FeedbackRole } from '../../store/roles/feedback/feedback.js';
+import { feedbackKey } from '../../store/roles/feedback/feedback-records.js';
 
 export interface CheckKey {
   accountId: string;

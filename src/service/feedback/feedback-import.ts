@@ -11,8 +11,8 @@
  * have been taken and purged already, and are not counted twice.
  */
 import { stat } from 'node:fs/promises';
-import type { FeedbackRole } from '../../store/backend.js';
-import type { FeedbackImport } from '../../store/feedback-records.js';
+import type { FeedbackRole } from '../../store/roles/feedback/feedback.js';
+import type { FeedbackImport } from '../../store/roles/feedback/feedback-records.js';
 import { readCsvEvents } from '../../feedback/csv-events.js';
 import { readDsn } from '../../feedback/dsn.js';
 import type { FeedbackEvent } from '../../feedback/events.js';

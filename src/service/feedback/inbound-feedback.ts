@@ -7,7 +7,7 @@
  * provider's event id, so a provider's retry of a delivery adds nothing.
  */
 import type { Logger } from '../../logger.js';
-import type { FeedbackRole } from '../../store/backend.js';
+import type { FeedbackRole } from '../../store/roles/feedback/feedback.js';
 import { mailgunSignedTime, readMailgunEvent, mailgunSignatureProblem } from '../../feedback/providers/mailgun.js';
 import { readPostmarkRecord, postmarkAuthProblem } from '../../feedback/providers/postmark.js';
 import { parseJson } from '../../feedback/providers/provider-events.js';

@@ -5,7 +5,7 @@
  * short display prefix, and a delivery is matched by hashing the token it carries.
  */
 import { createPublicKey, randomInt } from 'node:crypto';
-import type { FeedbackRole } from '../../store/backend.js';
+import type { FeedbackRole } from '../../store/roles/feedback/feedback.js';
 import { hashApiKey } from '../keys/key-format.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

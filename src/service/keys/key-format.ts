@@ -4,7 +4,7 @@
  * so no secret is ever compared character by character.
  */
 import { createHash, randomInt } from 'node:crypto';
-import type { KeyMode } from '../../store/store.js';
+import type { KeyMode } from '../../store/api-keys.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 40;

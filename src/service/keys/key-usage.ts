@@ -4,7 +4,8 @@
  * the background: a request never waits for it, and a busy key costs one write a minute, not
  * one per request.
  */
-import type { AccountsRole, KeyManagementRole } from '../../store/backend.js';
+import type { AccountsRole } from '../../store/roles/accounts.js';
+import type { KeyManagementRole } from '../../store/roles/key-management.js';
 import type { Logger } from '../../logger.js';
 import { silentLogger } from '../../logger.js';
 

@@ -3,10 +3,8 @@
  * once, here, and never again; the store keeps its hash, display prefix and label, and records
  * who did what in the audit trail.
  */
-import type { KeyManagementRole } from '../../store/backend.js';
-import type { KeyActor } from '../../store/owner-records.js';
-import type { ApiKeyRecord } from '../../store/store.js';
-import type { KeyMode } from '../../store/store.js';
+import type { ApiKeyRecord, KeyActor, KeyManagementRole } from '../../store/roles/key-management.js';
+import type { KeyMode } from '../../store/api-keys.js';
 import { generateApiKey } from './key-format.js';
 
 export const MAX_LABEL_LENGTH = 100;

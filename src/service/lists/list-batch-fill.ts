@@ -11,7 +11,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Backend, ListBatchesRole, ListsRole, WorkQueueRole } from '../../store/backend.js';
-import type { LeaseGrant } from '../../store/store.js';
+import type { LeaseGrant } from '../../store/roles/leases.js';
 import type { LeasesRole } from '../../store/roles/leases.js';
 import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';
 import type { PresendConfig } from '../../config.js';

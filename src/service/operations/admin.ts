@@ -5,7 +5,11 @@
  * process (its exit code, src/cli/output/admin-command.ts). What is thrown is a failure that is
  * no refusal: a store that cannot be reached, a bug.
  */
-import type { Account, ApiKeyRecord, CreditBalance, KeyMode, ListRecord } from '../../store/store.js';
+import type { Account } from '../../store/roles/accounts.js';
+import type { ApiKeyRecord } from '../../store/roles/key-management.js';
+import type { CreditBalance } from '../../store/roles/ledger.js';
+import type { KeyMode } from '../../store/api-keys.js';
+import type { ListRecord } from '../../store/store.js';
 import type { Backend } from '../../store/backend.js';
 import type { ListOverview } from '../../store/owner-records.js';
 import { ListImportFailed, ListTooLarge } from '../../store/roles/lists.js';

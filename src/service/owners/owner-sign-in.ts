@@ -6,7 +6,8 @@
  * Cheat Sheet: throttle per account and per source, answer alike for unknown emails).
  */
 import type { Backend } from '../../store/backend.js';
-import type { OwnerSession, OwnerUser } from '../../store/owner-records.js';
+import type { OwnerSession } from '../../store/roles/owner-sessions.js';
+import type { OwnerUser } from '../../store/roles/users.js';
 import { hashToken, newToken } from './owners.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 

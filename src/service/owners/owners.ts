@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { parseAddress } from '../../core/syntax/address.js';
 import type { Backend } from '../../store/backend.js';
-import type { OwnerUser, PasswordTokenPurpose } from '../../store/owner-records.js';
+import type { OwnerUser, PasswordTokenPurpose } from '../../store/roles/users.js';
 import { refused } from '../operations/admin.js';
 import type { AdminOutcome } from '../operations/admin.js';
 

@@ -6,9 +6,8 @@
  * outcome, confidence and billing stay the check's own (billing follows the verdict's outcome).
  */
 import type { PreSendDecision, ReasonCode } from '../../core/types.js';
-import type { PoliciesRole } from '../../store/backend.js';
-import type { PolicyRules } from '../../store/policy-records.js';
-import type { StoredResult } from '../../store/store.js';
+import type { PoliciesRole, PolicyRules } from '../../store/roles/policies.js';
+import type { StoredResult } from '../../store/stored-result.js';
 
 /** Reason codes a policy adds (docs/design.md §4 `reasons`). */
 export const POLICY_RULE_REASON: ReasonCode = 'policy_rule';

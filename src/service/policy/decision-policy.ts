@@ -14,7 +14,7 @@
 import { VERDICT_TABLE } from '../../core/envelope.js';
 import { PRESEND_DECISIONS, PUBLIC_VERDICTS } from '../../core/types.js';
 import type { PreSendDecision, PublicVerdict } from '../../core/types.js';
-import type { PolicyRules } from '../../store/policy-records.js';
+import type { PolicyRules } from '../../store/roles/policies.js';
 
 export type PolicyChangeResult = { ok: true; rules: PolicyRules } | { ok: false; message: string };
 

@@ -4,8 +4,7 @@
  * the next version with who made it; it applies to checks decided from then on, never to stored
  * results.
  */
-import type { PoliciesRole } from '../../store/backend.js';
-import type { PolicyVersion } from '../../store/policy-records.js';
+import type { PoliciesRole, PolicyVersion } from '../../store/roles/policies.js';
 import { changeRules } from './decision-policy.js';
 import type { PolicyChange } from './decision-policy.js';
 

@@ -12,7 +12,7 @@ import { missingProbeIdentity, type PresendConfig } from '../../config.js';
 import { createDiagnosticDnsClient, type DiagnosticDnsClient } from '../../core/dns/resolver.js';
 import { parseProxyUrl } from '../../core/smtp/connect.js';
 import { isPrivateAddress } from '../../core/dns/address-safety.js';
-import type { RecentProbeResult } from '../../store/backend.js';
+import type { RecentProbeResult } from '../../store/roles/prober-replies.js';
 import { talkToCanary, type CanaryTarget } from './canary.js';
 import { failed, healthExitCode, warned, overallHealth, type HealthCheck, type OverallHealth } from './health-check.js';
 import { replyHistoryChecks } from './reply-history.js';

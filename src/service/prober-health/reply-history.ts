@@ -9,7 +9,7 @@
  * doctor runs as its own process, and on PostgreSQL every worker's results are there. With one
  * egress route today, every result belongs to it.
  */
-import type { RecentProbeResult } from '../../store/backend.js';
+import type { RecentProbeResult } from '../../store/roles/prober-replies.js';
 import { failed, passed, warned, type HealthCheck } from './health-check.js';
 
 /** Fewer results than this say nothing about a family. */

@@ -5,9 +5,9 @@
  * data, as the other admin operations' (src/service/operations/admin.ts).
  */
 import type { PrivateMxAllowance } from '../../core/dns/address-safety.js';
-import type { WebhooksRole } from '../../store/backend.js';
-import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from '../../store/webhook-records.js';
-import type { WebhookEndpoint, WebhookEventType } from '../../store/webhook-records.js';
+import type { WebhooksRole } from '../../store/roles/webhooks/webhooks.js';
+import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from '../../store/roles/webhooks/webhook-records.js';
+import type { WebhookEndpoint, WebhookEventType } from '../../store/roles/webhooks/webhook-records.js';
 import { refused } from '../operations/admin.js';
 import type { AdminOutcome } from '../operations/admin.js';
 import { literalAddressRefusal } from './safe-post.js';

@@ -6,7 +6,7 @@
  * verifies the message (zero-downtime rotation).
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { WebhookSecrets } from '../../store/webhook-records.js';
+import type { WebhookSecrets } from '../../store/roles/webhooks/webhook-records.js';
 
 export const SECRET_PREFIX = 'whsec_';
 /** The spec asks for at least 24 random bytes and at most 64; 32 is the size of the HMAC's own block-sized key. */

@@ -9,8 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WebhooksRole } from '../../store/backend.js';
-import type { ClaimedDelivery, DeliveryOutcome } from '../../store/webhook-records.js';
+import type { WebhooksRole } from '../../store/roles/webhooks/webhooks.js';
+import type { ClaimedDelivery, DeliveryOutcome } from '../../store/roles/webhooks/webhook-records.js';
 import type { PrivateMxAllowance } from '../../core/dns/address-safety.js';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../operations/metrics.js';

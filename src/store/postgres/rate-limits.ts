@@ -4,9 +4,9 @@
  * two nodes queue on the row and never spend the same token twice. The refill clock never runs
  * backwards, even when nodes' clocks disagree slightly.
  */
-import type { RateLimitsRole } from '../backend.js';
+import type { RateLimitsRole } from '../roles/rate-limits.js';
 import type { Db } from '../sql.js';
-import { takeToken } from '../token-bucket.js';
+import { takeToken } from '../roles/rate-limits.js';
 
 export function tableRateLimits(db: Db): RateLimitsRole {
   return {

@@ -3,11 +3,57 @@
  * request, its credit ledger and usage over time. Reads only; every query is bounded by the
  * account, so an owner never reads another account's rows.
  */
-import type { AccountViewsRole } from '../backend.js';
-import type { LedgerEntry, LedgerKind, RequestSummary, VerdictCount } from '../owner-records.js';
 import type { Db } from '../sql.js';
-import type { RequestMode, RequestState } from '../store.js';
+import type { RequestMode, RequestState } from '../batch-request.js';
 import type { PreSendDecision, PublicVerdict } from '../../core/types.js';
+
+/** What the dashboard's pages read about an account: its requests, verdicts, ledger and usage. */
+export interface AccountViewsRole {
+  /** Newest first; `before` pages on (the createdAt of the last one shown). */
+  recentRequests(accountId: string, input: { limit: number; before?: string }): Promise<RequestSummary[]>;
+  /** One request of the account (with the list it came from); null for another account's. */
+  requestSummary(accountId: string, requestId: string): Promise<RequestSummary | null>;
+  /** Final items of a request of the account by verdict and decision; empty for another account's. */
+  verdictCounts(accountId: string, requestId: string): Promise<VerdictCount[]>;
+  /** Newest first; `beforeId` pages on. */
+  ledger(accountId: string, input: { limit: number; beforeId?: number }): Promise<LedgerEntry[]>;
+  /** Credits debited in each [bounds[i], bounds[i+1]) interval: bounds.length − 1 sums. */
+  debitsBetween(accountId: string, bounds: readonly Date[]): Promise<number[]>;
+}
+
+/** A batch request as listed on the batches page (counters: batches.get). */
+export interface RequestSummary {
+  id: string;
+  mode: RequestMode;
+  listId: string | null;
+  state: RequestState;
+  sandbox: boolean;
+  total: number;
+  unique: number;
+  /** Items final so far. */
+  final: number;
+  createdAt: string;
+  finalizedAt: string | null;
+  /** A list batch whose list is still being copied into its items: the rows copied so far; null otherwise. */
+  listRowsWritten: number | null;
+}
+
+export interface VerdictCount {
+  verdict: PublicVerdict | null;
+  decision: PreSendDecision | null;
+  count: number;
+}
+
+export type LedgerKind = 'grant' | 'hold' | 'debit' | 'release';
+
+export interface LedgerEntry {
+  id: number;
+  kind: LedgerKind;
+  credits: number;
+  requestId: string | null;
+  verificationId: string | null;
+  createdAt: string;
+}
 
 interface RequestRow {
   id: string;

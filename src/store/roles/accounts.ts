@@ -3,12 +3,46 @@
  * SHA-256 of the whole key, never stored itself. Keys are made and revoked by key-management.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { AccountsRole } from '../backend.js';
-import { toAccount, toAuthenticatedKey } from '../rows.js';
-import type { AccountRow, ActiveKeyRow } from '../rows.js';
+import { toAuthenticatedKey } from '../api-keys.js';
+import type { ActiveKeyRow, AuthenticatedKey } from '../api-keys.js';
 import type { Db } from '../sql.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { moveCredits } from './ledger.js';
+
+/** Accounts, and authentication by API key (docs/design.md §3). Keys are made, listed and revoked by KeyManagementRole. */
+export interface AccountsRole {
+  /** Null when the name is taken. `credits` > 0 adds an initial grant. */
+  createAccount(input: { name: string; credits: number; now: Date }): Promise<Account | null>;
+  findAccountByName(name: string): Promise<Account | null>;
+  setAccountRateLimit(accountId: string, perSecond: number | null, burst: number | null): Promise<void>;
+  /** The key whose SHA-256 (hex) is `hash`, with its account's limits; null for unknown or revoked keys. */
+  findActiveKey(hash: string): Promise<AuthenticatedKey | null>;
+}
+
+export interface Account {
+  id: string;
+  name: string;
+  createdAt: string;
+  /** Per-account token-bucket override; null = the service default. */
+  rateLimitPerSecond: number | null;
+  rateLimitBurst: number | null;
+}
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  created_at: string;
+  rate_limit_per_second: number | null;
+  rate_limit_burst: number | null;
+}
+
+export const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  name: r.name,
+  createdAt: r.created_at,
+  rateLimitPerSecond: r.rate_limit_per_second,
+  rateLimitBurst: r.rate_limit_burst,
+});
 
 export function accountsRole(db: Db, bulk: BulkWrites): AccountsRole {
   return {

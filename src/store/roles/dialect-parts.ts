@@ -83,6 +83,6 @@ export interface DialectParts {
   claim(tx: Tx, input: ClaimInput): Promise<ClaimedItem[]>;
   /** Items one claim transaction takes at most (a worker's claim of more takes several). */
   claimPerWrite: number;
-  /** Batch item results gathered into one write transaction at most (src/store/roles/item-results.ts). */
+  /** Batch item results gathered into one write transaction at most (src/store/roles/batches/item-results.ts). */
   resultsPerWrite: number;
 }

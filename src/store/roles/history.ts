@@ -7,7 +7,7 @@
  */
 import type { AddressHistory, PublicVerdict } from '../../core/types.js';
 import type { Awaitable, Tx } from '../sql.js';
-import type { StoredResult } from '../store.js';
+import type { StoredResult } from '../stored-result.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { nextHistory } from '../billing-rules.js';
 import { NO_FEEDBACK } from '../../core/feedback-verdict.js';

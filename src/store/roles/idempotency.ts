@@ -6,7 +6,15 @@
  * back, so of two identical racing requests exactly one creates and the other replays it.
  */
 import type { Db, Tx } from '../sql.js';
-import type { IdempotencyClaim } from '../store.js';
+
+/** Scope of an Idempotency-Key (docs/design.md §4): account + route + key, plus the body hash. */
+export interface IdempotencyClaim {
+  route: string;
+  key: string;
+  bodyHash: string;
+  /** After this instant the record is forgotten (24 h after first use). */
+  expiresAt: string;
+}
 
 export type IdempotencySeen = { kind: 'claimed' } | { kind: 'same'; targetId: string } | { kind: 'different' };
 

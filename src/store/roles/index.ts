@@ -3,16 +3,20 @@
  * over the dialect's query interface and its claim and bulk writes), with what each dialect owns
  * — rate limits, engine state, wake-ups — and one `close` for all of it.
  *
- * Adding a role: its interface in src/store/backend.ts, its file here (one function per use case
- * over `Db`), one line below, and its tables as the next numbered migration of both dialects
- * (docs/architecture.md, "Adding a role").
+ * Adding a role: its file here (its interface, its records, one function per use case over
+ * `Db`), its field on `Backend` (src/store/backend.ts), one line below, and its tables as the next
+ * numbered migration of both dialects (docs/architecture.md, "Adding a role").
  */
-import type { AccountsRole, Backend, EngineStateRole, KeyManagementRole, RateLimitsRole } from '../backend.js';
+import type { AccountsRole } from './accounts.js';
+import type { Backend } from '../backend.js';
+import type { EngineStateRole } from './engine-state.js';
+import type { KeyManagementRole } from './key-management.js';
+import type { RateLimitsRole } from './rate-limits.js';
 import type { Db } from '../sql.js';
 import type { ClaimedItem } from '../store.js';
 import type { WakeUps } from '../../queue/queue.js';
 import { accountsRole } from './accounts.js';
-import { batchesRole } from './batches.js';
+import { batchesRole } from './batches/batches.js';
 import type { DialectParts } from './dialect-parts.js';
 import { ledgerRole } from './ledger.js';
 import { listsRole } from './lists.js';
@@ -27,10 +31,10 @@ import { listFilesRole } from './list-files.js';
 import { loginThrottleRole } from './login-throttle.js';
 import { ownerSessionsRole } from './owner-sessions.js';
 import { usersRole } from './users.js';
-import { webhooksRole } from './webhooks.js';
+import { webhooksRole } from './webhooks/webhooks.js';
 import { proberRepliesRole } from './prober-replies.js';
 import { policiesRole } from './policies.js';
-import { feedbackRole } from './feedback.js';
+import { feedbackRole } from './feedback/feedback.js';
 
 export interface DialectOwned {
   kind: Backend['kind'];

@@ -5,12 +5,62 @@
  * by id within the account: display prefixes are short and not unique across accounts.
  */
 import { randomUUID } from 'node:crypto';
-import type { KeyManagementRole } from '../backend.js';
-import type { KeyEvent } from '../owner-records.js';
-import { toAuthenticatedKey } from '../rows.js';
-import type { ActiveKeyRow } from '../rows.js';
+import { toAuthenticatedKey } from '../api-keys.js';
+import type { ActiveKeyRow, AuthenticatedKey, KeyMode } from '../api-keys.js';
 import type { Db, Tx } from '../sql.js';
-import type { ApiKeyRecord, KeyMode } from '../store.js';
+
+/**
+ * API keys, however they are made (the dashboard, `presend keys`): labels, last use, revocation
+ * by id, and the audit trail that names who did each.
+ */
+export interface KeyManagementRole {
+  /** The key row and its `created` audit event, in one transaction. `hash` is the SHA-256 (hex) of the full key; the key itself is never stored. */
+  createKey(input: { accountId: string; hash: string; displayPrefix: string; mode: KeyMode; label: string | null; actor: KeyActor; now: Date }): Promise<ApiKeyRecord>;
+  /** Newest first, revoked ones included. */
+  listKeys(accountId: string): Promise<ApiKeyRecord[]>;
+  /** Null for an unknown id or a key of another account. */
+  getKey(accountId: string, keyId: string): Promise<ApiKeyRecord | null>;
+  /**
+   * Revokes one key of the account with its `revoked` audit event, in one transaction. Null for
+   * an unknown id or another account's key; a key already revoked is returned as it is.
+   */
+  revokeKey(input: { accountId: string; keyId: string; actor: KeyActor; now: Date }): Promise<ApiKeyRecord | null>;
+  /** The key as authentication yields it, for work an owner starts from the dashboard; null when revoked or not the account's. */
+  usableKey(accountId: string, keyId: string): Promise<AuthenticatedKey | null>;
+  /** Moves last use forward (never back). */
+  noteKeyUse(uses: ReadonlyArray<{ keyId: string; at: Date }>): Promise<void>;
+  /** Newest first. */
+  keyEvents(accountId: string, limit: number): Promise<KeyEvent[]>;
+}
+
+/** An API key as its owner and the admin commands see it: never the key, only what names it. */
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  /** e.g. `ps_live.AbC1` — enough to recognise a key, useless to use it. */
+  displayPrefix: string;
+  mode: KeyMode;
+  label: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface KeyEvent {
+  id: string;
+  keyId: string;
+  displayPrefix: string;
+  action: 'created' | 'revoked';
+  /** The owner's email at the time, or the admin command that did it. */
+  actor: string;
+  at: string;
+}
+
+/** Who acts on a key: recorded in the audit trail. */
+export interface KeyActor {
+  /** The owner's email, or e.g. "admin command (presend keys)". */
+  name: string;
+}
 
 interface ManagedKeyRow {
   id: string;

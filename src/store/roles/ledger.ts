@@ -4,11 +4,23 @@
  * transaction steps (`hold`, `moveCredits`) are what every use case that bills calls; nothing
  * else writes credits.
  */
-import type { LedgerRole } from '../backend.js';
 import type { Db, Tx } from '../sql.js';
-import type { CreditBalance } from '../store.js';
 import type { BulkWrites } from './dialect-parts.js';
 
+/** The credit ledger outside the use cases that hold, debit and release (those are in their own transactions). */
+export interface LedgerRole {
+  grantCredits(accountId: string, credits: number, now: Date): Promise<CreditBalance>;
+  getBalance(accountId: string): Promise<CreditBalance>;
+}
+
+export interface CreditBalance {
+  granted: number;
+  debited: number;
+  /** Credits currently held by unfinished batch items and running verifications. */
+  held: number;
+  /** granted − debited − held */
+  available: number;
+}
 
 export interface LedgerEntry {
   accountId: string;

@@ -14,9 +14,9 @@
 import type { ListBatchesRole } from '../backend.js';
 import { list, Rollback } from '../sql.js';
 import type { Db } from '../sql.js';
-import type { StoredResult } from '../store.js';
+import type { StoredResult } from '../stored-result.js';
 import type { BulkWrites } from './dialect-parts.js';
-import { finalizeIfDone } from './finalize.js';
+import { finalizeIfDone } from './batches/finalize.js';
 import { moveCredits } from './ledger.js';
 
 interface FillRow {

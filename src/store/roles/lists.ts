@@ -14,7 +14,8 @@ import type { ListsRole } from '../backend.js';
 import { toList } from '../rows.js';
 import type { ListRow } from '../rows.js';
 import type { Db } from '../sql.js';
-import type { LeaseGrant, ListRecord } from '../store.js';
+import type { ListRecord } from '../store.js';
+import type { LeaseGrant } from './leases.js';
 import type { BulkWrites } from './dialect-parts.js';
 
 /** Entries appended per transaction by `importList`. */

@@ -8,9 +8,23 @@
  * token buckets are (src/store/postgres/rate-limits.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { LoginThrottleRole } from '../backend.js';
 import { list, Rollback } from '../sql.js';
 import type { Db } from '../sql.js';
+
+/** Failed sign-ins counted per scope (an email, a client address) over a sliding window, shared by every node. */
+export interface LoginThrottleRole {
+  /**
+   * Reserves one sign-in attempt against every scope's limit in one step: null, and nothing
+   * recorded, when a scope already has `limit` failures or reserved attempts after `since`; else
+   * the attempt's id. The reservation counts as a failure until it is released, so attempts fired
+   * at once on any number of nodes never check more passwords than the limit.
+   */
+  reserve(limits: readonly { scope: string; limit: number }[], now: Date, since: Date): Promise<string | null>;
+  /** Withdraws a reserved attempt: its password was never checked (the hashing queue was full), or it was right. */
+  release(attempt: string): Promise<void>;
+  /** A successful sign-in clears its email's failures. */
+  clear(scope: string): Promise<void>;
+}
 
 export function loginThrottleRole(db: Db): LoginThrottleRole {
   return {

@@ -3,11 +3,39 @@
  * copy of the database signs nobody in. Kept in the store, so any API node behind a balancer
  * honours a session made on another.
  */
-import type { OwnerSessionsRole } from '../backend.js';
-import type { OwnerSession } from '../owner-records.js';
 import type { Db } from '../sql.js';
 import { toOwnerUser } from './users.js';
-import type { UserRow } from './users.js';
+import type { OwnerUser, UserRow } from './users.js';
+
+/** Signed-in sessions, in the store so every API node honours them. */
+export interface OwnerSessionsRole {
+  /** Also forgets the user's expired sessions. */
+  create(input: { idHash: string; userId: string; csrfSecret: string; now: Date; expiresAt: Date }): Promise<void>;
+  /** The session, unless unknown, past `expiresAt` or unused since before `idleSince`. */
+  find(idHash: string, now: Date, idleSince: Date): Promise<OwnerSession | null>;
+  /** Records activity (callers do it at most every few minutes). */
+  touch(idHash: string, now: Date): Promise<void>;
+  end(idHash: string): Promise<void>;
+  /** Sign out everywhere: every session of the user; returns how many ended. */
+  endAllOf(userId: string): Promise<number>;
+  setFlash(idHash: string, flash: string | null): Promise<void>;
+  /** Reads and clears the flash in one transaction: a message is shown once. */
+  takeFlash(idHash: string): Promise<string | null>;
+}
+
+/** A live signed-in session, with its user and account. */
+export interface OwnerSession {
+  idHash: string;
+  user: OwnerUser;
+  accountName: string;
+  /** Secret the session's form tokens are made from (synchroniser token, src/dashboard/csrf.ts). */
+  csrfSecret: string;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  /** A one-time message, still encrypted (src/dashboard/flash.ts), or null. */
+  flash: string | null;
+}
 
 interface SessionRow extends UserRow {
   id_hash: string;

@@ -4,10 +4,44 @@
  * policy in force is read from the store for every check decided (no process keeps a copy), so a
  * change made on one node or by `presend policy set` applies on every node at once.
  */
-import type { PoliciesRole } from '../backend.js';
 import type { Db } from '../sql.js';
-import { DEFAULT_RULES } from '../policy-records.js';
-import type { PolicyRules, PolicyVersion } from '../policy-records.js';
+import type { PreSendDecision, PublicVerdict } from '../../core/types.js';
+
+/**
+ * An account's decision policy (docs/policy.md), versioned: each change is a new version, none is
+ * ever edited. Rules are checked by the service before they come here.
+ */
+export interface PoliciesRole {
+  /** The version in force; version 0 (the default table, no rules) when none was ever set. */
+  current(accountId: string): Promise<PolicyVersion>;
+  /** Newest first; version 0 is not listed. */
+  history(accountId: string, limit: number): Promise<PolicyVersion[]>;
+  /**
+   * Adds the next version. With `expectedVersion`, nothing is written when another change came
+   * first (`stale`, with the version now in force): a form sent from an old page does not undo it.
+   */
+  set(input: { accountId: string; rules: PolicyRules; changedBy: string; expectedVersion?: number; now: Date }): Promise<{ kind: 'set'; policy: PolicyVersion } | { kind: 'stale'; current: number }>;
+}
+
+export interface PolicyRules {
+  /** The owner's decision per verdict; a verdict not named here keeps the default table's (docs/design.md §5). */
+  decisions: Partial<Record<PublicVerdict, PreSendDecision>>;
+  /** An actionable verdict whose confidence is below this becomes `do_not_decide`; null: no threshold. */
+  minConfidence: number | null;
+}
+
+export interface PolicyVersion {
+  accountId: string;
+  /** 0 is the default policy, which no one set; every change adds the next version. */
+  version: number;
+  rules: PolicyRules;
+  /** Who made this version: an owner's email in the dashboard, `cli:<user>` for `presend policy set`; null for version 0. */
+  changedBy: string | null;
+  /** Null for version 0. */
+  changedAt: string | null;
+}
+
+export const DEFAULT_RULES: PolicyRules = { decisions: {}, minConfidence: null };
 
 interface PolicyRow {
   account_id: string;

@@ -5,9 +5,20 @@
  * own process reads these. Reads only, bounded by time and by count, newest first; sandbox
  * work (`ps_test.` keys) never probed anything and is left out.
  */
-import type { ProberRepliesRole, RecentProbeResult } from '../backend.js';
 import type { Db } from '../sql.js';
-import type { StoredResult } from '../store.js';
+import type { StoredResult } from '../stored-result.js';
+
+/** One recent live result, as far as the prober's health reads it. */
+export interface RecentProbeResult {
+  providerFamily: string | null;
+  reasons: string[];
+}
+
+/** What recent live probes got back (src/store/roles/prober-replies.ts), for `presend doctor`. */
+export interface ProberRepliesRole {
+  /** Up to `limit` batch items and up to `limit` single checks finished since `since`, newest first. */
+  recent(input: { since: Date; limit: number }): Promise<RecentProbeResult[]>;
+}
 
 function toRecent(resultJson: string): RecentProbeResult {
   const { envelope } = JSON.parse(resultJson) as StoredResult;

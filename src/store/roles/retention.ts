@@ -9,10 +9,33 @@
  * chunk, then the request row; a purge stopped half-way leaves only rows the next purge deletes.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { RetentionRole } from '../backend.js';
 import { addDays } from '../billing-rules.js';
 import type { Db } from '../sql.js';
 import { DEFAULT_FEEDBACK_EVENTS_RETENTION_DAYS, feedbackEventCutoff } from '../../feedback/event-retention.js';
+
+/** Retention (docs/design.md §4): what is past its time is deleted. */
+export interface RetentionRole {
+  /**
+   * Requests past retentionExpiresAt (with items), finished checks older than the retention,
+   * expired idempotency records, the entries of failed list imports (and the failed lists
+   * themselves once older than the retention), feedback events that happened more than
+   * `feedbackEventsRetentionDays` ago (default 365) and shared engine state. Deleted in transactions
+   * of at most `chunk` rows (default 2,000), yielding to the event loop between them.
+   */
+  purgeExpired(now: Date, verificationRetentionDays: number, options?: { chunk?: number; feedbackEventsRetentionDays?: number }): Promise<PurgeOutcome>;
+}
+
+export interface PurgeOutcome {
+  requests: number;
+  verifications: number;
+  idempotencyRecords: number;
+  /** Failed list imports whose entries were deleted. */
+  failedLists: number;
+  /** Failed sign-in records older than a day, deleted. */
+  signInFailures: number;
+  /** Feedback events older than their retention, deleted (the address summaries stay: docs/feedback.md). */
+  feedbackEvents: number;
+}
 
 const DEFAULT_CHUNK = 2_000;
 

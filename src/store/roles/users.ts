@@ -1,8 +1,43 @@
 /** Role: owners of an account and their one-time password links (docs/design.md §7). Tokens and passwords are kept as hashes only. */
 import { randomUUID } from 'node:crypto';
-import type { UsersRole } from '../backend.js';
-import type { OwnerCredentials, OwnerUser, PasswordTokenPurpose } from '../owner-records.js';
 import type { Db } from '../sql.js';
+
+/** Owners of an account, who sign in to its dashboard (docs/design.md §7), and their one-time password links. */
+export interface UsersRole {
+  /** Null when the email is taken (an email names one user over all accounts). `email` is stored lower-cased. */
+  createUser(input: { accountId: string; email: string; now: Date }): Promise<OwnerUser | null>;
+  findUserByEmail(email: string): Promise<OwnerCredentials | null>;
+  /** Whether any owner exists yet (a new install's hint to create the first). */
+  anyUser(): Promise<boolean>;
+  /** Issues a one-time link (only its SHA-256 is kept); the user's earlier unused links stop working. */
+  issuePasswordToken(input: { userId: string; tokenHash: string; purpose: PasswordTokenPurpose; now: Date; expiresAt: Date }): Promise<void>;
+  /** The user an unused, unexpired token is for, or null. */
+  findPasswordToken(tokenHash: string, now: Date): Promise<{ user: OwnerUser; purpose: PasswordTokenPurpose } | null>;
+  /**
+   * Uses a token once, in one transaction: sets the password hash, marks the token used and ends
+   * every session of the user (a reset signs out everywhere). Null when the token is unknown,
+   * used or expired.
+   */
+  setPasswordWithToken(input: { tokenHash: string; passwordHash: string; now: Date }): Promise<OwnerUser | null>;
+}
+
+/** An owner: a person who signs in to an account's dashboard (docs/design.md §7). */
+export interface OwnerUser {
+  id: string;
+  accountId: string;
+  /** Lower-cased; unique over all accounts. */
+  email: string;
+  createdAt: string;
+  /** Null until the one-time link has been used. */
+  passwordSetAt: string | null;
+}
+
+/** With the stored password hash, for signing in only. */
+export interface OwnerCredentials extends OwnerUser {
+  passwordHash: string | null;
+}
+
+export type PasswordTokenPurpose = 'set' | 'reset';
 
 export interface UserRow {
   id: string;

@@ -10,13 +10,14 @@ import { toVerificationRecord } from '../rows.js';
 import type { VerificationRow } from '../rows.js';
 import { Rollback } from '../sql.js';
 import type { Db, Tx } from '../sql.js';
-import type { StartVerificationOutcome, StoredResult, VerificationRecord } from '../store.js';
+import type { StartVerificationOutcome, VerificationRecord } from '../store.js';
+import type { StoredResult } from '../stored-result.js';
 import { timeOrderedId } from '../time-ordered-id.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { openHistories } from './history.js';
 import { claimIdempotency, peekIdempotency, retargetIdempotency } from './idempotency.js';
 import { hold, moveCredits } from './ledger.js';
-import { announceAnsweredCheck, announceFailedCheck } from './webhook-outbox.js';
+import { announceAnsweredCheck, announceFailedCheck } from './webhooks/webhook-outbox.js';
 
 async function load(tx: Tx, id: string, lock = false): Promise<VerificationRow | undefined> {
   return tx.get<VerificationRow>(`SELECT * FROM verifications WHERE id = ?${lock ? tx.dialect.forUpdate() : ''}`, [id]);

@@ -7,8 +7,9 @@
  * cached (key guessing must not fill memory).
  */
 import type Database from 'better-sqlite3';
-import type { AccountsRole, KeyManagementRole } from '../backend.js';
-import type { AuthenticatedKey } from '../store.js';
+import type { AccountsRole } from '../roles/accounts.js';
+import type { KeyManagementRole } from '../roles/key-management.js';
+import type { AuthenticatedKey } from '../api-keys.js';
 import { storeCall } from '../store-failure.js';
 
 const MAX_ENTRIES = 10_000;

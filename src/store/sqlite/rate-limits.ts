@@ -4,9 +4,8 @@
  * write transaction per request was the largest single cost of an API call (BENCHMARKS.md §3).
  * A restart refills every bucket, which only ever errs towards letting a client through.
  */
-import type { RateLimitsRole } from '../backend.js';
-import { takeToken } from '../token-bucket.js';
-import type { BucketState } from '../token-bucket.js';
+import type { BucketState, RateLimitsRole } from '../roles/rate-limits.js';
+import { takeToken } from '../roles/rate-limits.js';
 
 export function memoryRateLimits(): RateLimitsRole {
   const buckets = new Map<string, BucketState>();

@@ -8,11 +8,53 @@
  * than one attempt can take.
  */
 import { randomUUID } from 'node:crypto';
-import type { WebhooksRole } from '../backend.js';
-import { list } from '../sql.js';
-import type { Db, Tx } from '../sql.js';
-import type { ClaimedDelivery, WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../webhook-records.js';
+import { list } from '../../sql.js';
+import type { Db, Tx } from '../../sql.js';
+import type { ClaimedDelivery, DeliveryOutcome, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhook-records.js';
 import { insertDelivery, newMessageId } from './webhook-outbox.js';
+
+/**
+ * Signed webhooks (docs/webhooks.md): an account's endpoints and the deliveries of their events.
+ * Events are written by the transactions of the changes they announce (src/store/roles/webhooks/webhook-outbox.ts);
+ * senders lease due deliveries here, so a sender that dies leaves rows another takes over.
+ */
+export interface WebhooksRole {
+  createEndpoint(input: { accountId: string; url: string; events: readonly WebhookEventType[]; description: string | null; secret: string; now: Date }): Promise<WebhookEndpoint>;
+  /** Oldest first. */
+  listEndpoints(accountId: string): Promise<WebhookEndpoint[]>;
+  /** Null for an unknown id or another account's endpoint. */
+  getEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpoint | null>;
+  /** The endpoint and its deliveries; false for an unknown id or another account's. */
+  deleteEndpoint(accountId: string, endpointId: string): Promise<boolean>;
+  /** A new secret signs from now on; the one before keeps signing beside it until `graceUntil`. Null for an unknown id or another account's. */
+  rotateSecret(input: { accountId: string; endpointId: string; secret: string; graceUntil: Date; now: Date }): Promise<WebhookEndpoint | null>;
+  /** An endpoint disabled (by a 410) takes events again; null for an unknown id or another account's. */
+  enableEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpoint | null>;
+  /** A `webhook.test` event for this one endpoint, due now; null for an unknown id or another account's. */
+  sendTest(input: { accountId: string; endpointId: string; now: Date }): Promise<WebhookDelivery | null>;
+  /**
+   * Leases up to `limit` deliveries until `leaseUntil`: pending ones that are due, and ones whose
+   * sender's lease lapsed (it died mid-attempt). Each claim counts an attempt. Two callers never
+   * take the same delivery.
+   */
+  claimDue(input: { owner: string; now: Date; leaseUntil: Date; limit: number }): Promise<ClaimedDelivery[]>;
+  /**
+   * Records how an attempt ended; false when `owner` no longer holds the delivery (its lease
+   * lapsed and another sender took it): nothing is written then. A 410 disables the endpoint
+   * and ends its other pending deliveries, in the same transaction.
+   */
+  recordOutcome(input: { deliveryId: string; owner: string; outcome: DeliveryOutcome; now: Date }): Promise<boolean>;
+  /** Newest first; empty for another account's endpoint. */
+  deliveries(accountId: string, endpointId: string, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Sends a delivered or failed delivery again, due now, with its retry schedule started over
+   * (same event, same `webhook-id`). Null when it is unknown, another account's, still under
+   * way, or its endpoint is disabled.
+   */
+  resend(input: { accountId: string; deliveryId: string; now: Date }): Promise<WebhookDelivery | null>;
+  /** Events created before `before` whose deliveries all ended (retention); returns how many. */
+  purgeFinished(before: Date): Promise<number>;
+}
 
 interface EndpointRow {
   id: string;

@@ -10,7 +10,7 @@
  * sandbox request); they are `open_count`, split into pending and rechecking by counting the
  * few in recheck. Each store runs the two small queries; this class keeps the sums.
  */
-import type { ItemBilling, ItemGroup } from './billing-rules.js';
+import type { ItemBilling, ItemGroup } from '../../billing-rules.js';
 
 /** Requests whose final groups are remembered; the oldest are dropped beyond this. */
 const MAX_REQUESTS = 1_000;

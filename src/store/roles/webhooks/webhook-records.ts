@@ -4,7 +4,8 @@
  * dialect. The payloads are built here because the store writes them in the transaction of the
  * change (the outbox), and each attempt sends exactly the bytes written then.
  */
-import type { Finalization, Counters, StoredResult } from './store.js';
+import type { Counters, Finalization } from '../../batch-request.js';
+import type { StoredResult } from '../../stored-result.js';
 
 /** The event types an endpoint may subscribe to. */
 export const WEBHOOK_EVENT_TYPES = ['batch.completed', 'batch.failed', 'verification.completed', 'verification.failed'] as const;

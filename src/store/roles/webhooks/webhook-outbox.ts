@@ -6,11 +6,12 @@
  * them, and the senders (src/service/webhooks/webhook-sender.ts) find the rows in the store.
  */
 import { randomUUID } from 'node:crypto';
-import type { Tx } from '../sql.js';
-import { timeOrderedId } from '../time-ordered-id.js';
-import type { StoredResult, VerificationRecord } from '../store.js';
-import { verificationEventPayload, verificationFailedPayload } from '../webhook-records.js';
-import type { WebhookEventType } from '../webhook-records.js';
+import type { Tx } from '../../sql.js';
+import { timeOrderedId } from '../../time-ordered-id.js';
+import type { StoredResult } from '../../stored-result.js';
+import type { VerificationRecord } from '../../store.js';
+import { verificationEventPayload, verificationFailedPayload } from './webhook-records.js';
+import type { WebhookEventType } from './webhook-records.js';
 
 /** A message id as Standard Webhooks shows them (`msg_…`): no `.`, so `id.timestamp.body` splits one way only. */
 export function newMessageId(now: Date): string {

@@ -7,16 +7,50 @@
  * Lock order (PostgreSQL): events sorted by address and event id, each address's summary row
  * locked in that order; then the import row; then the source row.
  */
-import type { FeedbackRole } from '../backend.js';
-import { list } from '../sql.js';
-import type { Db, Tx } from '../sql.js';
-import { DEFAULT_FEEDBACK_WINDOW_DAYS, NO_FEEDBACK } from '../../core/feedback-verdict.js';
-import type { AddressFeedback, AddressHistory, PublicVerdict } from '../../core/types.js';
-import { applyEvent } from '../../feedback/events.js';
-import type { FeedbackEvent, FeedbackKind } from '../../feedback/events.js';
-import { feedbackKey } from '../feedback-records.js';
-import type { FeedbackImport, FeedbackLookup, FeedbackSourceStatus } from '../feedback-records.js';
-import { timeOrderedId } from '../time-ordered-id.js';
+import { list } from '../../sql.js';
+import type { Db, Tx } from '../../sql.js';
+import { DEFAULT_FEEDBACK_WINDOW_DAYS, NO_FEEDBACK } from '../../../core/feedback-verdict.js';
+import type { AddressFeedback, AddressHistory, PublicVerdict } from '../../../core/types.js';
+import { applyEvent } from '../../../feedback/events.js';
+import type { FeedbackEvent, FeedbackKind } from '../../../feedback/events.js';
+import { feedbackKey } from './feedback-records.js';
+import type { AddressRecord, FeedbackImport, FeedbackLookup, FeedbackSourceStatus, RecordFeedbackInput, RecordFeedbackOutcome } from './feedback-records.js';
+import { timeOrderedId } from '../../time-ordered-id.js';
+import type { LeaseGrant } from '../leases.js';
+
+/**
+ * Send feedback (docs/feedback.md): bounces, deliveries and complaints an account reports about
+ * addresses, each event taken once; the summary a check reads; the sources and their tokens.
+ */
+export interface FeedbackRole {
+  /** The feedback of those addresses that have any, and the window of each account named. */
+  lookup(keys: ReadonlyArray<{ accountId: string; email: string }>): Promise<FeedbackLookup>;
+  /** One transaction: the events not seen before, the addresses' summaries, the import's and the source's counts. */
+  record(input: RecordFeedbackInput): Promise<RecordFeedbackOutcome>;
+  /** `lease`: the importing process's (LeasesRole, kind `feedbackImport`): one that lapses ends the import failed. */
+  startImport(input: { accountId: string; source: string; name: string; now: Date; lease?: LeaseGrant }): Promise<string>;
+  /** Ends an import still running; one already ended (its lease lapsed: failed) is returned as it is. */
+  finishImport(id: string, state: 'completed' | 'failed', now: Date): Promise<FeedbackImport>;
+  /** Newest first. */
+  imports(accountId: string, limit: number): Promise<FeedbackImport[]>;
+  /** The address's history (checks and feedback) and its latest events, for the dashboard. */
+  address(accountId: string, email: string): Promise<AddressRecord>;
+  /** Removes the address's checks history, feedback summary and events (a person asked to be forgotten); false when there was none. */
+  forget(accountId: string, email: string): Promise<boolean>;
+  /** False for an unknown account. */
+  setWindow(accountId: string, days: number): Promise<boolean>;
+  /** Days a hard bounce or a delivery counts for the account's checks. */
+  windowDays(accountId: string): Promise<number>;
+  sources(accountId: string): Promise<FeedbackSourceStatus[]>;
+  /** The webhook token of (account, source): only its SHA-256 and a display prefix are kept; a new one replaces the old. */
+  setToken(input: { accountId: string; source: string; tokenHash: string; tokenPrefix: string; now: Date }): Promise<void>;
+  /** The account and source of a token, with the key its deliveries are verified with (null: none set). */
+  sourceByToken(tokenHash: string): Promise<{ accountId: string; source: string; verifyKey: string | null } | null>;
+  /** What checks the provider's signature (SendGrid's public key, Mailgun's signing key, Postmark's user:password). */
+  setVerifyKey(input: { accountId: string; source: string; verifyKey: string; now: Date }): Promise<void>;
+  /** A delivery the source sent that was refused (bad signature, unreadable body), for the dashboard. */
+  noteError(input: { accountId: string; source: string; message: string; now: Date }): Promise<void>;
+}
 
 interface SummaryRow {
   account_id: string;

@@ -2,8 +2,8 @@
  * Role: feedback (the records it hands out). What the store keeps of an account's send feedback
  * (docs/feedback.md), as the service and the dashboard read it.
  */
-import type { AddressFeedback, AddressHistory } from '../core/types.js';
-import type { FeedbackEvent, FeedbackKind } from '../feedback/events.js';
+import type { AddressFeedback, AddressHistory } from '../../../core/types.js';
+import type { FeedbackEvent, FeedbackKind } from '../../../feedback/events.js';
 
 /** The feedback of the addresses asked about that have any, and each account's window. */
 export interface FeedbackLookup {

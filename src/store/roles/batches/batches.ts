@@ -5,19 +5,36 @@
  * open item finalizes the request here (`finalizeIfDone`), the same way on every dialect.
  */
 import { randomUUID } from 'node:crypto';
-import type { BatchesRole } from '../backend.js';
-import { countersFrom } from '../billing-rules.js';
-import { RequestGroups } from '../request-groups.js';
-import type { FinalGroup } from '../request-groups.js';
-import { Rollback } from '../sql.js';
-import type { Db, Tx } from '../sql.js';
-import type { BatchRequestView, CreateBatchOutcome, Finalization, ResultRow, StoredResult } from '../store.js';
-import type { BulkWrites } from './dialect-parts.js';
-import { claimIdempotency, retargetIdempotency } from './idempotency.js';
-import { available, hold } from './ledger.js';
+import { countersFrom } from '../../billing-rules.js';
+import { RequestGroups } from './request-groups.js';
+import type { FinalGroup } from './request-groups.js';
+import { Rollback } from '../../sql.js';
+import type { Db, Tx } from '../../sql.js';
+import type { BatchRequestView, CreateBatchInput, CreateBatchOutcome, ItemResultInput, ItemResultOutcome, ResultRow, ResultsSlice } from './batch-records.js';
+import type { Finalization } from '../../batch-request.js';
+import type { StoredResult } from '../../stored-result.js';
+import type { BulkWrites } from '../dialect-parts.js';
+import { claimIdempotency, retargetIdempotency } from '../idempotency.js';
+import { available, hold } from '../ledger.js';
 import { ItemResults } from './item-results.js';
 import { finalizeIfDone, loadRequest } from './finalize.js';
 import type { RequestRow } from './finalize.js';
+
+/** Batch requests and their results (`POST /v1/requests`, `GET /v1/requests/{id}[/results]`). */
+export interface BatchesRole {
+  /** Idempotency claim + request + items + credit hold, atomically. Racing identical calls create one request. */
+  create(input: CreateBatchInput): Promise<CreateBatchOutcome>;
+  /** Null for unknown ids and requests of other accounts. */
+  get(accountId: string, requestId: string): Promise<BatchRequestView | null>;
+  /**
+   * Stores an item's result and its billing in one transaction (results arriving together may
+   * share one). A final result gets the next final sequence number of its request; the last
+   * open item finalizes the request. Idempotent per item.
+   */
+  recordItemResult(input: ItemResultInput): Promise<ItemResultOutcome>;
+  /** Final items with finalSeq > afterSeq in finality order, with the request read in the same snapshot. */
+  resultsSlice(input: { accountId: string; requestId: string; afterSeq: number; limit: number }): Promise<ResultsSlice | null>;
+}
 
 /**
  * The account's unfinished batch work besides request `besides` (the one being created): open
@@ -34,7 +51,7 @@ async function outstandingWork(tx: Tx, accountId: string, besides: string): Prom
 }
 
 export function batchesRole(db: Db, bulk: BulkWrites, resultsPerWrite: number): BatchesRole & { idle(): Promise<void> } {
-  /** Final-item sums by request (src/store/request-groups.ts), kept per backend. */
+  /** Final-item sums by request (src/store/roles/batches/request-groups.ts), kept per backend. */
   const requestGroups = new RequestGroups();
   const results = new ItemResults(db, bulk, resultsPerWrite);
 

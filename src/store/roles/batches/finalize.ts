@@ -4,11 +4,11 @@
  * code when every item failed (docs/design.md §4, `requestOutcome`), with its finalization summary
  * and retention — the same on every dialect.
  */
-import { addDays, requestOutcome } from '../billing-rules.js';
-import type { Tx } from '../sql.js';
-import type { Finalization, RequestMode, RequestState } from '../store.js';
-import { batchEventPayload } from '../webhook-records.js';
-import { enqueueWebhookEvent } from './webhook-outbox.js';
+import { addDays, requestOutcome } from '../../billing-rules.js';
+import type { Tx } from '../../sql.js';
+import type { Finalization, RequestMode, RequestState } from '../../batch-request.js';
+import { batchEventPayload } from '../webhooks/webhook-records.js';
+import { enqueueWebhookEvent } from '../webhooks/webhook-outbox.js';
 
 export interface RequestRow {
   id: string;

@@ -15,16 +15,16 @@
  * two statements the request rows and the account rows, so those hot rows are held for the
  * shortest time.
  */
-import type { Db, Tx } from '../sql.js';
-import { list } from '../sql.js';
-import { finalizeStoredResult, settle } from '../billing-rules.js';
-import type { ItemBilling } from '../billing-rules.js';
-import type { ItemResultInput, ItemResultOutcome } from '../store.js';
-import type { BulkWrites, FinalItemWrite } from './dialect-parts.js';
+import type { Db, Tx } from '../../sql.js';
+import { list } from '../../sql.js';
+import { finalizeStoredResult, settle } from '../../billing-rules.js';
+import type { ItemBilling } from '../../billing-rules.js';
+import type { ItemResultInput, ItemResultOutcome } from './batch-records.js';
+import type { BulkWrites, FinalItemWrite } from '../dialect-parts.js';
 import { finalizeIfDone } from './finalize.js';
-import { openHistories } from './history.js';
-import { moveCredits } from './ledger.js';
-import type { LedgerEntry } from './ledger.js';
+import { openHistories } from '../history.js';
+import { moveCredits } from '../ledger.js';
+import type { LedgerEntry } from '../ledger.js';
 
 interface ItemRow {
   id: number;

@@ -1,34 +1,32 @@
 /**
- * The dashboard's roles (users, owner sessions, login throttling, key management, list files,
- * account views), one suite run on a SQLite file and on PostgreSQL: a behaviour that differs
- * between them is a bug in one of them.
+ * The dashboard's roles in the store contract suite (test/store/contract.ts runs these cases on
+ * every backend): users, owner sessions, login throttling, key management, list files and
+ * account views. A behaviour that differs between SQLite and PostgreSQL is a bug in one of them.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createSandboxEngine } from '../../src/core/index.js';
 import type { Backend } from '../../src/store/backend.js';
-import { generateApiKey, hashApiKey } from '../../src/service/keys/key-format.js';
-import { BACKENDS, openStore } from '../backends.js';
 import { MAX_IMPORT_ATTEMPTS } from '../../src/store/roles/list-files.js';
+import { toStoredResult } from '../../src/store/stored-result.js';
+import { generateApiKey, hashApiKey } from '../../src/service/keys/key-format.js';
 
 const T0 = new Date('2031-03-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 let n = 0;
-const unique = (p: string) => `${p}-${process.pid}-${++n}`;
+const unique = (p: string) => `${p}-${process.pid}-${Date.now()}-${++n}`;
 
-function suite(name: string, open: () => Promise<{ backend: Backend; close(): Promise<void> }>, skip: string | false = false): void {
-  describe(`dashboard roles: ${name}`, { skip }, () => {
+/** The cases, on the store `current()` returns once the suite's `before` has opened it. */
+export function dashboardRoleCases(current: () => Backend): void {
+  describe('the dashboard roles', () => {
     let b: Backend;
-    let opened: { close(): Promise<void> } | null = null;
     let accountId: string;
     let otherAccountId: string;
     before(async () => {
-      const store = await open();
-      opened = store;
-      b = store.backend;
+      b = current();
       accountId = (await b.accounts.createAccount({ name: unique('acme'), credits: 10, now: T0 }))!.id;
       otherAccountId = (await b.accounts.createAccount({ name: unique('other'), credits: 0, now: T0 }))!.id;
     });
-    after(async () => opened?.close());
 
     test('an email names one owner over all accounts, case-insensitively', async () => {
       const email = `${unique('Ann')}@Example.com`;
@@ -242,11 +240,14 @@ function suite(name: string, open: () => Promise<{ backend: Backend; close(): Pr
       });
       assert.equal(created.kind, 'created');
       const requestId = created.kind === 'created' ? created.request.id : '';
-      const claimed = await b.work.claim({ owner: 'w', affinity: 'w', now: at(2000), leaseMs: 60_000, limit: 10, affinityGraceMs: 0 });
-      const mine = claimed.filter((c) => c.requestId === requestId);
+      // Other cases of the suite may have left items open: claim until this request's are out.
+      const mine: Awaited<ReturnType<Backend['work']['claim']>> = [];
+      for (;;) {
+        const claimed = await b.work.claim({ owner: 'w', affinity: 'w', now: at(2000), leaseMs: 60_000, limit: 100, affinityGraceMs: 0 });
+        mine.push(...claimed.filter((c) => c.requestId === requestId));
+        if (claimed.length === 0 || mine.length === 2) break;
+      }
       assert.equal(mine.length, 2);
-      const { createSandboxEngine } = await import('../../src/core/index.js');
-      const { toStoredResult } = await import('../../src/store/store.js');
       const engine = createSandboxEngine();
       for (const item of mine) {
         const result = toStoredResult(await engine.verify(item.email.startsWith('a') ? 'deliverable@d1.test' : 'undeliverable@d1.test'));
@@ -275,5 +276,3 @@ function suite(name: string, open: () => Promise<{ backend: Backend; close(): Pr
     });
   });
 }
-
-for (const { name, skip } of BACKENDS) suite(name, () => openStore(name), skip);

@@ -62,7 +62,9 @@ test('a delivery whose node is killed mid-attempt is delivered by the other node
   // Node A (API and webhook sender) and a batch worker; node B comes only after A is gone.
   let release = (): void => undefined;
   receiver.hold = new Promise<void>((resolve) => (release = resolve));
-  const [a, worker] = await Promise.all([startApiNode('node-a', env), startWorker('worker', env)]);
+  // The worker sends webhooks too (every process does); here it polls only once an hour, so the
+  // delivery is node A's, the one killed.
+  const [a, worker] = await Promise.all([startApiNode('node-a', env), startWorker('worker', { ...env, PRESEND_WEBHOOK_POLL_MS: '3600000' })]);
   processes.push(a.proc, worker);
   const created = await fetch(`${a.url}/v1/requests`, {
     method: 'POST',

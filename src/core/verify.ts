@@ -31,6 +31,9 @@ import { RouteHealth } from './egress/route-health.js';
 import { RoutedDispatcher, type ProbeDispatcher } from './egress/routed-dispatcher.js';
 import { parseAddress, type ParsedAddress } from './syntax/address.js';
 import type { EngineResult, ProviderFamily } from './types.js';
+import { EvidenceBook } from './evidence/evidence-book.js';
+import type { CheckEvidence } from './evidence/recorder.js';
+import { stamped } from './evidence/stamped-fact.js';
 
 export interface EngineDeps {
   clock?: Clock;
@@ -64,15 +67,16 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
   const hostBudget = new HostBudget(tuning.maxChecksPerMxHost);
   const identity = config.heloName && config.mailFrom ? { heloName: config.heloName, mailFrom: config.mailFrom } : null;
   let closed = false;
+  const book = new EvidenceBook(() => clock.now().getTime());
 
   const hostAddresses = (host: string): Promise<HostAddresses> =>
     cachedFact(cache, flights, `host:${host}`, (v) => (v.ok || v.failure === 'unresolvable' ? tuning.dnsTtlMs : tuning.dnsFailureTtlMs), () =>
-      lookupHostAddresses(dns, host),
+      stamped(() => clock.now().getTime(), () => lookupHostAddresses(dns, host)),
     );
 
   const mailHosts = (domain: string): Promise<MailHosts> =>
     cachedFact(cache, flights, `mx:${domain}`, (v) => (v.kind === 'dns_failure' ? tuning.dnsFailureTtlMs : tuning.dnsTtlMs), () =>
-      lookupMailHosts(dns, domain, { maxHosts: tuning.maxMxHosts, maxCnameDepth: tuning.maxCnameDepth }),
+      stamped(() => clock.now().getTime(), () => lookupMailHosts(dns, domain, { maxHosts: tuning.maxMxHosts, maxCnameDepth: tuning.maxCnameDepth })),
     );
 
   // What each MX host's defences taught, kept in the FactsCache for the next batch (host-profile.ts).
@@ -138,11 +142,12 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
    */
   const catchAllKey = (domain: string): string => `catchall:${domain}`;
   async function probeCatchAll(domain: string, hosts: readonly MxHost[]): Promise<boolean | null> {
-    const outcome = await dispatcher.probe({ recipient: `${randomLocalPart()}@${domain}`, needsUtf8: false, urgent: true }, hosts);
-    if (outcome.kind !== 'reply') return null;
-    const judged = classifyRcptReply(outcome.reply).class;
-    if (judged === 'accepted') return true;
-    return judged === 'no_mailbox' || judged === 'disabled' ? false : null;
+    const recipient = `${randomLocalPart()}@${domain}`;
+    const outcome = await dispatcher.probe({ recipient, needsUtf8: false, urgent: true }, hosts);
+    const judged = outcome.kind === 'reply' ? classifyRcptReply(outcome.reply).class : null;
+    const value = judged === 'accepted' ? true : judged === 'no_mailbox' || judged === 'disabled' ? false : null;
+    book.catchAllProbed(domain, recipient, outcome, value);
+    return value;
   }
   /** Starts the probe now (its RCPT is queued before this returns), unless one is under way. */
   const startCatchAll = (domain: string, hosts: readonly MxHost[]): Promise<boolean | null> =>
@@ -186,21 +191,23 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     return promise;
   };
 
-  async function probe(address: ParsedAddress, hosts: readonly MxHost[], traits: AddressTraits, memo: BatchMemo | undefined, signal?: AbortSignal) {
+  async function probe(address: ParsedAddress, hosts: readonly MxHost[], traits: AddressTraits, memo: BatchMemo | undefined, signal?: AbortSignal, evidence?: CheckEvidence) {
     // Started before the address's own probe so both ride the same pipelined transaction.
     const catchAll = acceptsEveryRcpt(traits.providerFamily)
       ? Promise.resolve(null)
       : (memo?.catchAll.get(address.domain) ?? memoized(memo?.catchAll, address.domain, () => catchAllOf(address.domain, hosts)));
-    const target = { recipient: address.normalized, needsUtf8: !address.asciiLocalPart };
+    const target = { recipient: address.normalized, needsUtf8: !address.asciiLocalPart, ...(evidence ? { evidence } : {}) };
     let outcome: ProbeOutcome = await dispatcher.probe(target, hosts, signal);
     // A host may tarpit the probe's random recipient while it answers real ones (RFC 5321
     // §4.5.3.2 lets RCPT take 5 minutes): the address, pipelined behind the probe, timed out
     // with it. Once the probe has failed, the address is asked once more, alone.
     if (outcome.kind === 'failure' && outcome.failure.kind === 'timeout' && outcome.failure.step === 'rcpt' && (await catchAll) === null) {
+      evidence?.note('the address timed out behind the catch-all probe: asked again, alone');
       const alone = await dispatcher.probe(target, hosts, signal);
       outcome = { ...alone, attempts: outcome.attempts + alone.attempts };
     }
     const accepted = outcome.kind === 'reply' && classifyRcptReply(outcome.reply).class === 'accepted';
+    book.concluded(evidence, address.domain, outcome, accepted ? await catchAll : null);
     return { finding: { kind: 'probe', outcome, catchAll: accepted ? await catchAll : null } satisfies Finding, outcome };
   }
 
@@ -221,7 +228,15 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     return null;
   }
 
+  /** A check, with its evidence beside the result when asked (VerifyOptions.explain). */
   async function verifyOne(input: string, options: VerifyOptions = {}, memo?: BatchMemo, parsed = parseAddress(input)): Promise<EngineResult> {
+    if (!options.explain) return decide(input, options, memo, parsed);
+    const evidence = book.open(parsed.ok ? parsed.address.normalized : input.trim());
+    const result = await decide(input, options, memo, parsed, evidence);
+    return { ...result, evidence: evidence.finish(result) };
+  }
+
+  async function decide(input: string, options: VerifyOptions, memo: BatchMemo | undefined, parsed: ReturnType<typeof parseAddress>, evidence?: CheckEvidence): Promise<EngineResult> {
     if (!parsed.ok) return syntaxRejection(input, parsed.error, clock.now());
     const address = parsed.address;
     const email = address.normalized;
@@ -232,6 +247,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     if (closed || options.signal?.aborted) return resultOf({ kind: 'aborted' }, traits, input, email);
 
     const hosts = await (memo?.hosts.get(address.domain) ?? memoized(memo?.hosts, address.domain, () => mailHosts(address.domain)));
+    evidence?.mailHosts(address.domain, hosts);
     if (hosts.kind !== 'hosts') {
       return resultOf({ kind: 'dns', result: hosts.kind === 'dns_failure' ? hosts.failure : hosts.kind }, traits, input, email);
     }
@@ -244,7 +260,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     const release = memo ? () => undefined : hostBudget.take(hosts.hosts[0]?.name ?? '');
     if (!release) return resultOf({ kind: 'aborted' }, traits, input, email);
     try {
-      const { finding, outcome } = await probe(address, hosts.hosts, traits, memo, options.signal);
+      const { finding, outcome } = await probe(address, hosts.hosts, traits, memo, options.signal, evidence);
       return resultOf(finding, traits, input, email, outcome.attempts, outcome.host);
     } finally {
       release();
@@ -261,6 +277,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
     familyOf,
     resultOf,
     isClosed: () => closed,
+    book,
   };
 
   return {
@@ -270,7 +287,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
       // The fast path covers the common batch, aborts included (the batch worker always passes
       // a signal); lists and a missing identity go the general way below, one address at a
       // time (same results).
-      if (identity && engineLists.length === 0 && !options?.lists) return runBatch(batchEngine, addresses, onResult, options?.signal);
+      if (identity && engineLists.length === 0 && !options?.lists) return runBatch(batchEngine, addresses, onResult, options?.signal, options?.explain);
       // A domain's DNS answer and catch-all probe are shared through the batch memo, and the
       // MX host queues batch the recipients into shared, pipelined sessions.
       const memo: BatchMemo = { hosts: new Map(), catchAll: new Map() };

@@ -28,6 +28,7 @@ import { hostSignalOf } from './throttle.js';
 import { learnFromTransaction } from './transaction-lessons.js';
 import { capsRecipientsPerMessage, countsErrorsPerSession, serverFamilyOf } from './server-family.js';
 import { sessionCeiling, sessionsForPath } from './session-count.js';
+import { attributeGroup, noteOpenFailure } from '../evidence/transcript.js';
 import { Entry, afterCut, afterHostPause, afterRefusal, afterSilence, type HostResultListener, type HostResult, type ProbeTarget, type PutBackRules } from './put-back.js';
 
 export type { HostOutcome, HostResult, HostResultListener, ProbeTarget } from './put-back.js';
@@ -288,6 +289,7 @@ export class HostQueue {
   }
 
   private openFailed(failure: SessionFailure): void {
+    noteOpenFailure(this.pending.map((entry) => entry.target), this.host, failure.detail);
     const refusedForNow = failure.kind === 'temporary' && (failure.step === 'banner' || failure.step === 'ehlo' || failure.step === 'helo');
     if (this.sessions > 1) {
       // Another session of this host is up or on its way: the host is merely busier than
@@ -451,6 +453,7 @@ export class HostQueue {
       sendable.some((e) => e.target.needsUtf8),
       final ? 'quit' : 'ehlo',
     );
+    attributeGroup(session.transcript, sendable.map((entry) => entry.target));
     const hostAsked = this.learn(session, result, sendable);
     const failure = result.failure;
     if (result.desync || !result.verified) {

@@ -23,6 +23,7 @@ import { openTransport, upgradeTls, type ProxySettings } from './connect.js';
 import type { ReplyLimits, SmtpReply } from './reply.js';
 import { ReplyReader, type ReadResult } from './reply-reader.js';
 import { ReplyTiming, fitsCommand, type GroupStep } from './reply-order.js';
+import { SessionTranscript } from '../evidence/transcript.js';
 
 export type SmtpStep = 'connect' | 'banner' | 'ehlo' | 'helo' | 'starttls' | 'mail' | 'rcpt' | 'rset' | 'quit';
 
@@ -143,6 +144,8 @@ export class ProbeSession {
   errors = 0;
   /** HELO/EHLO commands sent in this session (Sendmail slows from the third). */
   greetings: number;
+  /** What was said, for the evidence of the addresses it serves (evidence/transcript.ts). */
+  transcript!: SessionTranscript;
 
   private constructor(
     private socket: Socket,
@@ -179,12 +182,14 @@ export class ProbeSession {
         last = { kind: transport.failure, step: 'connect', reply: null, detail: transport.detail };
         continue;
       }
-      return ProbeSession.handshake(host, transport.socket, settings, now, deadline, now() - dialled);
+      const transcript = new SessionTranscript(host, now);
+      transcript.event(`connected to ${ip}:${settings.port}${settings.proxy ? ` through the proxy ${settings.proxy.host}` : ''} in ${now() - dialled} ms`);
+      return ProbeSession.handshake(host, transport.socket, settings, now, deadline, now() - dialled, transcript);
     }
     return { ok: false, failure: last };
   }
 
-  private static async handshake(host: string, socket: Socket, settings: SessionSettings, now: () => number, deadline: number, connectMs: number): Promise<OpenResult> {
+  private static async handshake(host: string, socket: Socket, settings: SessionSettings, now: () => number, deadline: number, connectMs: number, transcript: SessionTranscript): Promise<OpenResult> {
     let reader = new ReplyReader(socket, settings.limits, now);
     const step = (): number => Math.min(settings.stepTimeoutMs, deadline - now());
     const fail = (failure: SessionFailure): OpenResult => {
@@ -200,6 +205,7 @@ export class ProbeSession {
       banner = await reader.next(step());
     }
     if (!banner.ok) return fail(failureFromRead(banner, 'banner'));
+    transcript.replied(banner.reply);
     if (banner.reply.code !== 220) return fail(failureFromReply(banner.reply, 'banner'));
 
     let rttMs = 0;
@@ -210,16 +216,20 @@ export class ProbeSession {
       const sentAt = now();
       greetings++;
       s.write(`EHLO ${settings.heloName}\r\n`);
+      transcript.sent(`EHLO ${settings.heloName}`);
       const ehlo = await r.next(step());
       if (!ehlo.ok) return { failure: failureFromRead(ehlo, 'ehlo') };
+      transcript.replied(ehlo.reply);
       rttMs = Math.max(0, r.lastAt - sentAt);
       if (is2xx(ehlo.reply)) return { ehlo: ehlo.reply };
       if (ehlo.reply.code === 421 || ehlo.reply.code < 500) return { failure: failureFromReply(ehlo.reply, 'ehlo') };
       // RFC 5321 §3.2: a server that does not know EHLO answers 5xx; fall back to HELO.
       greetings++;
       s.write(`HELO ${settings.heloName}\r\n`);
+      transcript.sent(`HELO ${settings.heloName}`);
       const helo = await r.next(step());
       if (!helo.ok) return { failure: failureFromRead(helo, 'helo') };
+      transcript.replied(helo.reply);
       if (!is2xx(helo.reply)) return { failure: failureFromReply(helo.reply, 'helo') };
       return { ehlo: null };
     };
@@ -231,14 +241,17 @@ export class ProbeSession {
 
     if (capabilities.starttls && settings.useStartTls) {
       socket.write('STARTTLS\r\n');
+      transcript.sent('STARTTLS');
       const reply = await reader.next(step());
       if (!reply.ok) return fail(failureFromRead(reply, 'starttls'));
+      transcript.replied(reply.reply);
       if (reply.reply.code === 220) {
         // RFC 3207 §5: anything the server sent before the handshake is discarded.
         reader.detach();
         const tls = await upgradeTls(socket, host, step());
         if (!tls.ok) return fail({ kind: 'tls', step: 'starttls', reply: null, detail: tls.detail });
         socket = tls.socket;
+        transcript.event('TLS established');
         reader = new ReplyReader(socket, settings.limits, now);
         // RFC 3207 §4.2: forget what was learnt before TLS and greet again.
         greeted = await greet(reader, socket);
@@ -248,7 +261,9 @@ export class ProbeSession {
       }
       // Any other reply (454 TLS not available): continue in plaintext, as opportunistic TLS allows.
     }
-    return { ok: true, session: new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, connectMs, strict, greetings) };
+    const session = new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, connectMs, strict, greetings);
+    session.transcript = transcript;
+    return { ok: true, session };
   }
 
   /** Round trip of the EHLO exchange, in ms. */
@@ -307,6 +322,7 @@ export class ProbeSession {
       slowEhlo: false,
       closedAfterGreeting: false,
     };
+    this.transcript.begin();
     // A 421 that came after the last group's EHLO was answered: the server is closing (see
     // closedAfterGreeting), not out of step. Nothing of this transaction was sent.
     const closing = this.closingNotice();
@@ -352,6 +368,7 @@ export class ProbeSession {
         if (this.reader.queued > 0) return this.fail(result, desynced(step, 'a reply came before its command was sent'), true);
         timing.sent(this.now());
         this.socket.write(pipelined ? commands.join('') : (commands[i] ?? ''));
+        this.transcript.groupSent(pipelined ? steps : steps.slice(i, i + 1), pipelined ? commands : commands.slice(i, i + 1));
       }
       let reply = this.reader.take();
       if (!reply) {
@@ -359,6 +376,7 @@ export class ProbeSession {
         if (!read.ok) return this.fail(result, failureFromRead(read, step));
         reply = read.reply;
       }
+      this.transcript.groupReplied(step, index, reply, this.reader.lastAt);
       if (step === 'ehlo' || step === 'quit') {
         result.slowEhlo = step === 'ehlo' && timing.slow(this.reader.lastAt);
         // The group's last reply, at its own place: nothing before it was shifted.
@@ -429,6 +447,7 @@ export class ProbeSession {
   }
 
   private fail(result: TransactionResult, failure: SessionFailure, desync = false): TransactionResult {
+    this.transcript.groupFailed(failure.detail);
     result.failure = failure;
     result.desync = desync;
     this.destroy();

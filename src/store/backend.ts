@@ -63,6 +63,7 @@ import type {
 } from './owner-records.js';
 import type { ClaimedDelivery, DeliveryOutcome, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhook-records.js';
 import type { PolicyRules, PolicyVersion } from './policy-records.js';
+import type { Evidence } from '../core/evidence/evidence.js';
 
 /** Accounts, and authentication by API key (docs/design.md §3). Keys are made, listed and revoked by KeyManagementRole. */
 export interface AccountsRole {
@@ -470,6 +471,24 @@ export interface FeedbackRole {
   noteError(input: { accountId: string; source: string; message: string; now: Date }): Promise<void>;
 }
 
+/** One check's evidence to keep: a single check (`check`, by its verification id) or a batch item (`item`, by its request id). */
+export interface EvidenceRow {
+  accountId: string;
+  checkId: string;
+  email: string;
+  kind: 'check' | 'item';
+  evidence: Evidence;
+  now: Date;
+}
+
+/** How each check reached its verdict (docs/evidence.md), kept for the result retention. */
+export interface EvidenceRole {
+  /** Keeps many at once (one transaction); a later one for the same check and address replaces the earlier. */
+  record(rows: readonly EvidenceRow[]): Promise<void>;
+  /** A check's evidence, for its own account only; null when none was kept (or it was purged). */
+  ofCheck(accountId: string, checkId: string, email: string): Promise<Evidence | null>;
+}
+
 /** Every role of one database, opened and closed together. */
 export interface Backend {
   /** For logs and /metrics labels only: nothing branches on it. */
@@ -494,6 +513,7 @@ export interface Backend {
   readonly proberReplies: ProberRepliesRole;
   readonly policies: PoliciesRole;
   readonly feedback: FeedbackRole;
+  readonly evidence: EvidenceRole;
   /** Apply pending numbered migrations (idempotent; openBackend does it unless told not to). */
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */

@@ -93,6 +93,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     verifications: backend.verifications,
     policies: backend.policies,
     feedback: backend.feedback,
+    evidence: backend.evidence,
     engines,
     metrics,
     limits: {

@@ -92,8 +92,10 @@ export interface Evidence {
   /** Failovers, skipped hosts, asked-again: one sentence each. */
   notes: string[];
   /**
-   * Set by the service (src/service/policy), not the engine: the account's decision policy
-   * version that changed the recommendation, when one did.
+   * Set by the service (src/service/evidence), not the engine: the account's decision policy rule
+   * that changed the recommendation (src/service/policy), when one did.
    */
-  policy?: { version: number; rule: string } | null;
+  policy?: { reason: 'policy_rule' | 'policy_confidence_threshold'; from: string | null; to: string | null } | null;
+  /** Set by the service: the account's own send feedback decided or changed the result (docs/feedback.md). */
+  feedback?: string | null;
 }

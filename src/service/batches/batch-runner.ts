@@ -26,6 +26,8 @@ import { failedResult, greylistExhausted } from '../checks/envelopes.js';
 import { underAccountPolicy } from '../policy/apply-policy.js';
 import type { FeedbackRole } from '../../store/backend.js';
 import { readFeedback } from '../feedback/check-feedback.js';
+import type { EvidenceRole } from '../../store/backend.js';
+import { EvidenceKeeper } from '../evidence/evidence-keeper.js';
 
 export interface BatchRunnerOptions {
   work: WorkQueueRole;
@@ -36,6 +38,8 @@ export interface BatchRunnerOptions {
   feedback?: FeedbackRole;
   engines: Engines;
   metrics?: Metrics;
+  /** Where each item's evidence is kept (docs/evidence.md); none: items are not explained. */
+  evidence?: EvidenceRole;
   recheckDelayMs: number;
   /** The recheck delay of sandbox items (config.sandboxRecheckDelayMs). */
   sandboxRecheckDelayMs: number;
@@ -69,8 +73,10 @@ export class BatchRunner {
   /** When this worker's own greylisting rechecks fall due (epoch ms, rounded up to 25 ms), so an idle loop wakes for them. */
   private readonly recheckTimes = new Set<number>();
   private pruneAbove = 256;
+  private readonly evidence: EvidenceKeeper;
 
   constructor(private readonly o: BatchRunnerOptions) {
+    this.evidence = new EvidenceKeeper(o.evidence, o.log);
     this.affinity = o.affinity;
     this.owner = `${this.affinity}#${randomUUID()}`;
     this.now = o.now ?? (() => new Date());
@@ -164,7 +170,7 @@ export class BatchRunner {
     const writes: Promise<void>[] = [];
     for (const item of items) {
       if (item.attempts >= maxAttempts) {
-        writes.push(this.finish(item, failedResult(this.now())).catch((err: unknown) => this.o.log.warn({ err, itemId: item.itemId }, 'could not store an item result')));
+        writes.push(this.finish(item, failedResult(this.now())).then(() => undefined, (err: unknown) => this.o.log.warn({ err, itemId: item.itemId }, 'could not store an item result')));
         open.delete(item.itemId);
       }
     }
@@ -197,7 +203,7 @@ export class BatchRunner {
               if (chunk.signal.aborted) return;
               for (const item of byEmail.get(result.input) ?? byEmail.get(result.email) ?? []) answer(item, result);
             },
-            { signal: chunk.signal },
+            { signal: chunk.signal, explain: this.evidence.enabled },
           );
         } catch (err) {
           this.o.log.error({ err }, 'engine failed on a chunk; retrying its addresses one by one');
@@ -205,7 +211,7 @@ export class BatchRunner {
           for (const [email, targets] of byEmail) {
             if (chunk.signal.aborted || !targets.some((t) => open.has(t.itemId))) continue;
             try {
-              const result = await engineFor(this.o.engines, sandbox).verify(email, { signal: chunk.signal });
+              const result = await engineFor(this.o.engines, sandbox).verify(email, { signal: chunk.signal, explain: this.evidence.enabled });
               if (chunk.signal.aborted) continue;
               for (const item of targets) answer(item, result);
             } catch (single) {
@@ -239,6 +245,7 @@ export class BatchRunner {
 
   private async settle(writes: Promise<void>[], open: Map<number, ClaimedItem>): Promise<void> {
     await Promise.all(writes);
+    await this.evidence.flush();
     if (open.size === 0) return;
     const ids = [...open.keys()];
     try {
@@ -265,25 +272,34 @@ export class BatchRunner {
         if (item.rechecks < (this.o.maxRechecks ?? 3)) {
           const recheckAt = new Date(now.getTime() + recheckDelayMs);
           await this.o.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now });
+          this.evidence.keep(this.evidenceKey(item, now), result, toStoredResult(result));
           // This process wakes itself when the recheck is due; the queue's wake-up is for the other processes of this affinity.
           this.noteRecheck(recheckAt.getTime());
           // The store keeps the item; the queue only wakes this worker when it is due (polling covers a lost wake-up).
           await this.o.work.scheduleRecheck(this.affinity, recheckAt).catch((err: unknown) => this.o.log.warn({ err }, 'could not schedule a recheck wake-up; polling covers it'));
           return;
         }
-        await this.finish(item, waitsForRoute ? toStoredResult(result) : greylistExhausted(toStoredResult(result), now, recheckDelayMs));
+        const decided = await this.finish(item, waitsForRoute ? toStoredResult(result) : greylistExhausted(toStoredResult(result), now, recheckDelayMs));
+        this.evidence.keep(this.evidenceKey(item, now), result, decided);
         return;
       }
-      await this.finish(item, toStoredResult(result));
+      this.evidence.keep(this.evidenceKey(item, now), result, await this.finish(item, toStoredResult(result)));
     } catch (err) {
       this.o.log.warn({ err, itemId: item.itemId }, 'could not store an item result');
     }
   }
 
-  private async finish(item: ClaimedItem, result: ReturnType<typeof toStoredResult>): Promise<void> {
+  /** Stores an item's final result under its account's policy; returns the result as stored. */
+  private async finish(item: ClaimedItem, result: ReturnType<typeof toStoredResult>): Promise<ReturnType<typeof toStoredResult>> {
     const decided = await underAccountPolicy(this.o.policies, item.accountId, result);
     const outcome = await this.o.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: decided, now: this.now(), retentionDays: this.o.retentionDays });
     if (outcome.recorded) this.o.metrics?.observeVerification(outcome.verdict, outcome.debited);
+    return decided;
+  }
+
+  /** A batch item's evidence is kept by its request's id and its address (docs/evidence.md). */
+  private evidenceKey(item: ClaimedItem, now: Date) {
+    return { accountId: item.accountId, checkId: item.requestId, email: item.email, kind: 'item' as const, now };
   }
 }
 
@@ -295,6 +311,7 @@ export function batchRunnerOptions(config: PresendConfig, backend: Backend, engi
     batches: backend.batches,
     policies: backend.policies,
     feedback: backend.feedback,
+    evidence: backend.evidence,
     engines,
     recheckDelayMs: config.recheckDelayMs,
     sandboxRecheckDelayMs: config.sandboxRecheckDelayMs,

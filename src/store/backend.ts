@@ -487,6 +487,11 @@ export interface EvidenceRole {
   record(rows: readonly EvidenceRow[]): Promise<void>;
   /** A check's evidence, for its own account only; null when none was kept (or it was purged). */
   ofCheck(accountId: string, checkId: string, email: string): Promise<Evidence | null>;
+  /**
+   * One address of a batch, for its own account: its state, its result once final, its evidence
+   * (null before its first probe ended); null when the batch has no such address.
+   */
+  ofItem(accountId: string, requestId: string, email: string): Promise<{ state: string; result: StoredResult | null; evidence: Evidence | null } | null>;
 }
 
 /** Every role of one database, opened and closed together. */

@@ -37,7 +37,10 @@ export function tryRoutes(app: FastifyInstance, deps: DashboardDeps): void {
       } else if (verified.kind === 'pending' || !verified.record.result) {
         outcome = { kind: 'pending', email, checkId: verified.record.id };
       } else {
-        outcome = { kind: 'completed', email: verified.record.email, envelope: verified.record.result.envelope };
+        // Kept beside the result (docs/evidence.md); written a moment after the answer, so waited for here.
+        await deps.verify.evidenceWritten();
+        const evidence = await deps.backend.evidence.ofCheck(owner.user.accountId, verified.record.id, verified.record.email);
+        outcome = { kind: 'completed', email: verified.record.email, envelope: verified.record.result.envelope, evidence };
       }
     }
     const ctx = await pageContext(deps, request, reply);

@@ -7,6 +7,7 @@
  */
 import type { EvidenceRole, EvidenceRow } from '../backend.js';
 import type { Evidence } from '../../core/evidence/evidence.js';
+import type { StoredResult } from '../store.js';
 import type { Db } from '../sql.js';
 
 /** Rows per INSERT: 6 parameters each, well under either dialect's parameter limit. */
@@ -42,6 +43,17 @@ export function evidenceRole(db: Db): EvidenceRole {
     async ofCheck(accountId, checkId, email) {
       const row = await db.get<{ evidence: string }>('SELECT evidence FROM check_evidence WHERE check_id = ? AND email = ? AND account_id = ?', [checkId, email, accountId]);
       return parsed(row?.evidence);
+    },
+
+    async ofItem(accountId, requestId, email) {
+      const row = await db.get<{ state: string; result_json: string | null; evidence: string | null }>(
+        `SELECT i.state, i.result_json, e.evidence FROM items i JOIN requests r ON r.id = i.request_id
+         LEFT JOIN check_evidence e ON e.check_id = i.request_id AND e.email = i.email
+         WHERE i.request_id = ? AND i.email = ? AND r.account_id = ?`,
+        [requestId, email, accountId],
+      );
+      if (!row) return null;
+      return { state: row.state, result: row.result_json ? (JSON.parse(row.result_json) as StoredResult) : null, evidence: parsed(row.evidence) };
     },
   };
 }

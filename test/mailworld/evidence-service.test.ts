@@ -1,0 +1,97 @@
+/**
+ * Evidence end to end (docs/evidence.md), on SQLite and on PostgreSQL: the server with a live
+ * engine on a mail world's DNS and SMTP. A single check (POST /v1/verify) and a batch's items
+ * (POST /v1/requests) each keep their evidence in the store — the conversation with the
+ * simulated MX host, the reply-table row, the catch-all probe — while the API's responses keep
+ * their exact shapes (the harness checks every response against the interface's schemas).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeOnEveryBackend } from '../backends.js';
+import { startHarness, newIdem } from '../api/harness.js';
+import type { Harness } from '../api/harness.js';
+import { defaultWorld, startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
+import { createEngine, createSandboxEngine } from '../../src/core/index.js';
+import { loadConfig } from '../../src/config.js';
+import { until } from '../until.js';
+import pg from 'pg';
+
+describeOnEveryBackend('evidence of checks through the service', (backend) => {
+  let world: MailWorld;
+  let h: Harness;
+
+  before(async () => {
+    world = await startMailWorld(defaultWorld());
+    const env = { ...world.env(), PRESEND_SMTP_TIMEOUT_MS: '2000' };
+    h = await startHarness({ backend, env, engines: { live: createEngine(loadConfig(env)), sandbox: createSandboxEngine() } });
+  });
+  after(async () => {
+    await h?.close();
+    await world?.close();
+  });
+
+  /** The single check's id (the evidence's key): read from the store's table, which the API does not show. */
+  const verificationIdOf = async (accountId: string, email: string): Promise<string> => {
+    const sql = 'SELECT id FROM verifications WHERE account_id = ? AND email = ?';
+    if (h.config.databaseUrl.startsWith('sqlite:')) {
+      const { default: Database } = await import('better-sqlite3');
+      const db = new Database(h.config.databaseUrl.slice('sqlite:'.length), { readonly: true });
+      try {
+        return (db.prepare(sql).get(accountId, email) as { id: string }).id;
+      } finally {
+        db.close();
+      }
+    }
+    const client = new pg.Client({ connectionString: h.config.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query<{ id: string }>('SELECT id FROM verifications WHERE account_id = $1 AND email = $2', [accountId, email])).rows[0]?.id ?? '';
+    } finally {
+      await client.end();
+    }
+  };
+
+  test('a single check keeps its evidence by its verification; the response is the interface\'s, without it', async () => {
+    const a = await h.newAccount(10);
+    const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'nobody@acme.test', timeoutMs: 10_000 } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(JSON.stringify(r.body).includes('evidence"'), false, 'no evidence in the API response');
+    assert.equal(JSON.stringify(r.body).includes('transcript'), false);
+    const id = await verificationIdOf(a.accountId, 'nobody@acme.test');
+    const e = await until('the evidence is kept', () => h.backend.evidence.ofCheck(a.accountId, id, 'nobody@acme.test'));
+    assert.equal(e.decidedBy?.reply.code, 550);
+    assert.equal(e.decidedBy?.rule?.class, 'no_mailbox');
+    assert.ok(e.transcript.some((l) => l.text === 'RCPT TO:<nobody@acme.test>'));
+    assert.deepEqual(e.mxHosts?.map((m) => m.name), ['mx1.acme.test', 'mx2.acme.test']);
+    const b = await h.newAccount(0);
+    assert.equal(await h.backend.evidence.ofCheck(b.accountId, id, 'nobody@acme.test'), null, 'another account reads nothing');
+  });
+
+  test('a batch keeps each item\'s evidence, its own RCPT only; a sandbox check keeps a short one', async () => {
+    const a = await h.newAccount(20);
+    const emails = ['alice@acme.test', 'nobody@acme.test', 'full.inbox@acme.test', 'anyone@catchall.test', 'x@gone.test'];
+    const r = await h.call('POST', '/v1/requests', { key: a.live, idem: newIdem(), body: { emails } });
+    assert.ok(r.status === 200 || r.status === 202, JSON.stringify(r.body));
+    const id = r.body.request.id as string;
+    await until('the batch completes', async () => (await h.call('GET', `/v1/requests/${id}`, { key: a.live })).body.request.state === 'completed');
+    for (const email of emails) {
+      const item = await until(`the evidence of ${email}`, async () => {
+        const found = await h.backend.evidence.ofItem(a.accountId, id, email);
+        return found?.evidence ? found : null;
+      });
+      assert.ok(item.result, `${email} is final`);
+      const rcpts = item.evidence?.transcript.filter((l) => l.text.startsWith('RCPT TO')).map((l) => l.text) ?? [];
+      assert.deepEqual(rcpts, email === 'x@gone.test' ? [] : [`RCPT TO:<${email}>`], email);
+    }
+    const catchAll = await h.backend.evidence.ofItem(a.accountId, id, 'anyone@catchall.test');
+    assert.equal(catchAll?.evidence?.catchAll?.result, 'accepts_any_address');
+    assert.equal(catchAll?.result?.envelope.verdict, 'CATCH_ALL');
+    assert.equal((await h.backend.evidence.ofItem(a.accountId, id, 'x@gone.test'))?.evidence?.facts[0]?.summary, 'nxdomain');
+
+    const s = await h.call('POST', '/v1/verify', { key: a.test, idem: newIdem(), body: { email: 'someone@example.com' } });
+    assert.equal(s.status, 200);
+    const sandboxId = await verificationIdOf(a.accountId, 'someone@example.com');
+    const kept = await until('the sandbox check\'s evidence', () => h.backend.evidence.ofCheck(a.accountId, sandboxId, 'someone@example.com'));
+    assert.match(kept.outcome, /sandbox key answered/);
+  });
+});

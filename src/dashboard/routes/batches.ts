@@ -14,6 +14,7 @@ import type { DashboardDeps } from '../context.js';
 import { batchesPage, batchPage, confirmBatchPage } from '../pages/batches.js';
 import { batchAddressPage } from '../pages/batch-address.js';
 import { normalizeAddress } from '../../core/syntax/address.js';
+import { shownEvidence } from '../../service/evidence/evidence-keeper.js';
 import { listBatchCost } from '../../service/batches/batch-cost.js';
 import { resultsFile } from '../results-file.js';
 import { parseRowSets } from '../../files/index.js';
@@ -111,7 +112,8 @@ export function batchRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     const summary = isId(id) ? await accountViews.requestSummary(owner.user.accountId, id) : null;
     if (!summary || asked === '') throw notFound();
     const email = normalizeAddress(asked) ?? asked;
-    const found = await deps.backend.evidence.ofItem(owner.user.accountId, id, email);
+    const item = await deps.backend.evidence.ofItem(owner.user.accountId, id, email);
+    const found = item ? { ...item, evidence: shownEvidence(item.evidence, email, item.result) } : null;
     const ctx = await pageContext(deps, request, reply);
     return sendPage(reply, ctx, `Batch ${id.slice(0, 8)}: ${email}`, batchAddressPage({ requestId: id, email, found }), found ? 200 : 404);
   });

@@ -2,8 +2,10 @@
  * Keeps each check's evidence (docs/evidence.md) beside its result: what the engine recorded,
  * with what the service added to the result after it — the account's decision policy rule that
  * changed the recommendation, the account's feedback that answered or changed it. A check the
- * engine did not explain (a sandbox key, a hard bounce from the account's feedback) keeps a short
- * evidence saying so, so every check has one.
+ * engine did not explain (a hard bounce from the account's feedback) keeps a short evidence
+ * saying so. A sandbox check keeps none: its envelope says all there is (a simulated answer), so
+ * its evidence is derived when shown (`shownEvidence`), and sandbox batches of millions write
+ * nothing more than before.
  *
  * Writes are gathered: the results of a tick (a batch worker's stream) go in one transaction.
  * Evidence is an explanation, not the result: a write that fails is logged and the check stands.
@@ -19,7 +21,7 @@ import { POLICY_RULE_REASON, POLICY_THRESHOLD_REASON } from '../policy/apply-pol
 const FLUSH_AT = 500;
 
 /** Evidence for a result the engine did not explain. */
-function unexplained(result: EngineResult): Evidence {
+function unexplained(result: Pick<EngineResult, 'envelope' | 'email' | 'verifiedAt'>): Evidence {
   const e = result.envelope;
   const outcome =
     e.evidence_class === 'sandbox'
@@ -59,6 +61,12 @@ export function evidenceOf(result: EngineResult, stored: StoredResult): Evidence
   };
 }
 
+/** What to show for a check: its kept evidence, or for a sandbox check (which keeps none) what its envelope implies. */
+export function shownEvidence(kept: Evidence | null, email: string, result: StoredResult | null): Evidence | null {
+  if (kept || !result || result.envelope.evidence_class !== 'sandbox') return kept;
+  return unexplained({ envelope: result.envelope, email, verifiedAt: result.checkedAt });
+}
+
 export class EvidenceKeeper {
   private pending: EvidenceRow[] = [];
   private scheduled: Promise<void> | null = null;
@@ -76,7 +84,7 @@ export class EvidenceKeeper {
 
   /** Keeps a check's evidence: written with the others of this tick. */
   keep(row: Omit<EvidenceRow, 'evidence'>, result: EngineResult, stored: StoredResult): void {
-    if (!this.role) return;
+    if (!this.role || (!result.evidence && result.envelope.evidence_class === 'sandbox')) return;
     this.pending.push({ ...row, evidence: evidenceOf(result, stored) });
     if (this.pending.length >= FLUSH_AT) this.write();
     else this.scheduled ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write());

@@ -87,6 +87,8 @@ describeOnEveryBackend('evidence of checks through the service', (backend) => {
     assert.equal(catchAll?.evidence?.catchAll?.result, 'accepts_any_address');
     assert.equal(catchAll?.result?.envelope.verdict, 'CATCH_ALL');
     assert.equal((await h.backend.evidence.ofItem(a.accountId, id, 'x@gone.test'))?.evidence?.facts[0]?.summary, 'nxdomain');
+    const other = await h.newAccount(0);
+    assert.equal(await h.backend.evidence.ofItem(other.accountId, id, 'anyone@catchall.test'), null, 'another account reads nothing of the batch');
 
     const s = await h.call('POST', '/v1/verify', { key: a.test, idem: newIdem(), body: { email: 'someone@example.com' } });
     assert.equal(s.status, 200);

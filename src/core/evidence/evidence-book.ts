@@ -50,7 +50,9 @@ export class EvidenceBook {
   catchAllFor(domain: string, value: boolean | null, checkStarted: number): EvidenceCatchAll {
     const seen = this.probes.get(domain);
     if (!seen || seen.value !== value) return { address: null, reply: null, rule: null, result: resultOf(value), source: value === null ? 'none' : 'cache', ageMs: null };
-    const fresh = seen.at >= checkStarted;
+    // Ended after the check started: it ran for this check (or one it shared). Within the same
+    // millisecond it cannot be told from a cached answer, and is shown as one, 0 ms old.
+    const fresh = seen.at > checkStarted;
     return { address: seen.address, reply: seen.reply, rule: seen.rule, result: resultOf(value), source: fresh ? 'probe' : 'cache', ageMs: fresh ? null : checkStarted - seen.at };
   }
 

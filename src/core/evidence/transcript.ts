@@ -22,7 +22,7 @@ type GroupLine = RawLine & { index: number };
 export class SessionTranscript {
   private readonly own: RawLine[] = [];
   private group: GroupLine[] = [];
-  private sentAt = 0;
+  /** When the last command (or pipelined group) was written: a reply's time is counted from it. */
   private lastSentAt = 0;
 
   constructor(
@@ -50,13 +50,12 @@ export class SessionTranscript {
   /** A new group (transaction) starts: the last one's lines are dropped. */
   begin(): void {
     this.group = [];
-    this.sentAt = this.now();
   }
 
   /** A group's commands as they were written (all at once when pipelined). `rcpt` steps carry their recipient's index. */
   groupSent(steps: ReadonlyArray<{ step: string; index: number }>, commands: readonly string[]): void {
     const at = this.now();
-    if (this.group.length === 0) this.sentAt = at;
+    this.lastSentAt = at;
     steps.forEach(({ step, index }, i) => {
       this.group.push({ at, dir: 'C', host: this.host, text: (commands[i] ?? '').trimEnd(), index: step === 'rcpt' ? index : SHARED });
     });
@@ -64,7 +63,7 @@ export class SessionTranscript {
 
   /** A reply of the group, with its place (the recipient's index for a RCPT reply). */
   groupReplied(step: string, index: number, reply: SmtpReply, at: number): void {
-    this.group.push({ at, dir: 'S', host: this.host, text: replyText(reply), tookMs: Math.max(0, at - this.sentAt), index: step === 'rcpt' ? index : SHARED });
+    this.group.push({ at, dir: 'S', host: this.host, text: replyText(reply), tookMs: Math.max(0, at - this.lastSentAt), index: step === 'rcpt' ? index : SHARED });
   }
 
   /** The group broke (a timeout, a drop, replies out of step): every recipient sees why. */

@@ -43,7 +43,10 @@ function decidedSentence(e: Evidence): string {
 /** What the timeline says before the conversation, in order: DNS, MX hosts, notes, catch-all, the deciding reply, policy, feedback. */
 export function evidenceSentences(e: Evidence): string[] {
   const sentences = e.facts.map(factSentence);
-  if (e.mxHosts) sentences.push(`Mail servers, in the order they are tried: ${e.mxHosts.map((h) => `${h.name} (preference ${h.preference})`).join(', ')}.`);
+  if (e.mxHosts) {
+    const hosts = e.mxHosts.map((h) => `${h.name} (preference ${h.preference}${h.address ? `, reached at ${h.address}` : ''})`);
+    sentences.push(`Mail servers, in the order they are tried: ${hosts.join(', ')}.`);
+  }
   sentences.push(...e.notes.map((n) => `${n}.`));
   const catchAll = catchAllSentence(e);
   if (catchAll) sentences.push(catchAll);

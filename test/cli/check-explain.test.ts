@@ -26,7 +26,7 @@ describe('presend check --explain', () => {
   test('the table shows how each verdict was reached, under its row', async () => {
     const { stdout } = await check(['alice@acme.test', 'nobody@acme.test', 'anyone@catchall.test', '--explain']);
     assert.match(stdout, /alice@acme\.test\s+DELIVERABLE/);
-    assert.match(stdout, /Mail servers, in the order they are tried: mx1\.acme\.test \(preference 10\), mx2\.acme\.test \(preference 20\)/);
+    assert.match(stdout, /Mail servers, in the order they are tried: mx1\.acme\.test \(preference 10, reached at 127\.[\d.]+\), mx2\.acme\.test \(preference 20\)/);
     assert.match(stdout, /> RCPT TO:<alice@acme\.test>/);
     assert.match(stdout, /> RCPT TO:<nobody@acme\.test>/);
     assert.match(stdout, /< 550 /);

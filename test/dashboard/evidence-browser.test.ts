@@ -52,7 +52,7 @@ describeOnEveryBackend('evidence in the dashboard', (backend) => {
     await timeline.waitFor();
     const text = await timeline.innerText();
     assert.match(text, /Mail servers \(MX\) of acme\.test: looked up in \d+ ms: 2 MX host\(s\)/);
-    assert.match(text, /mx1\.acme\.test \(preference 10\), mx2\.acme\.test \(preference 20\)/);
+    assert.match(text, /mx1\.acme\.test \(preference 10, reached at 127\.[\d.]+\), mx2\.acme\.test \(preference 20\)/);
     assert.match(text, /Decided by the reply to RCPT TO from mx1\.acme\.test: "550 [^"]+", read by the reply-table row \S+ as no mailbox/);
     const conversation = page.getByRole('table', { name: /The conversation with the mail server/ });
     const lines = await conversation.innerText();

@@ -26,6 +26,8 @@ export const EVIDENCE_LIMITS = {
 export interface EvidenceMxHost {
   name: string;
   preference: number;
+  /** The address a session reached it at, when one did for this check. */
+  address?: string;
 }
 
 /** A DNS fact the check used: looked up for it (how long it took) or read from the facts cache (how old). */

@@ -26,6 +26,8 @@ export interface RawLine {
 export interface EvidenceRecorder {
   /** True the first time this check meets `session`: its shared lines are due then. */
   meets(session: object): boolean;
+  /** A session of `host` at `address` served this check. */
+  connectedTo(host: string, address: string): void;
   line(line: RawLine): void;
   note(text: string): void;
 }
@@ -76,6 +78,8 @@ export class CheckEvidence implements EvidenceRecorder {
   private decidedBy: Evidence['decidedBy'] = null;
   private outcome: string | null = null;
   private readonly seen = new WeakSet<object>();
+  /** The address each MX host was reached at. */
+  private readonly reached = new Map<string, string>();
 
   constructor(
     private readonly now: () => number,
@@ -92,6 +96,10 @@ export class CheckEvidence implements EvidenceRecorder {
     if (this.seen.has(session)) return false;
     this.seen.add(session);
     return true;
+  }
+
+  connectedTo(host: string, address: string): void {
+    if (!this.reached.has(host)) this.reached.set(host, address);
   }
 
   line(raw: RawLine): void {
@@ -144,7 +152,10 @@ export class CheckEvidence implements EvidenceRecorder {
       finishedAt: new Date(finishedAt).toISOString(),
       durationMs: finishedAt - this.startedAt,
       email: this.email,
-      mxHosts: this.mxHosts,
+      mxHosts: this.mxHosts?.map((h) => {
+        const address = this.reached.get(h.name);
+        return address ? { ...h, address } : h;
+      }) ?? null,
       facts: this.facts,
       transcript: this.lines,
       dropped: this.dropped,

@@ -28,6 +28,8 @@ export class SessionTranscript {
   constructor(
     readonly host: string,
     private readonly now: () => number,
+    /** The address the session is connected to (through a proxy: the one the proxy was asked for). */
+    readonly address: string,
   ) {}
 
   /** Something that happened on the way (connected, TLS up, a failure). */
@@ -102,7 +104,10 @@ export function attributeGroup(transcript: SessionTranscript, targets: ReadonlyA
   targets.forEach((target, i) => {
     const recorder = target.evidence;
     if (!recorder) return;
-    if (recorder.meets(transcript)) for (const line of transcript.opening) recorder.line(line);
+    if (recorder.meets(transcript)) {
+      recorder.connectedTo(transcript.host, transcript.address);
+      for (const line of transcript.opening) recorder.line(line);
+    }
     for (const line of buckets[i] ?? []) recorder.line(line);
   });
 }

@@ -182,7 +182,7 @@ export class ProbeSession {
         last = { kind: transport.failure, step: 'connect', reply: null, detail: transport.detail };
         continue;
       }
-      const transcript = new SessionTranscript(host, now);
+      const transcript = new SessionTranscript(host, now, ip);
       transcript.event(`connected to ${ip}:${settings.port}${settings.proxy ? ` through the proxy ${settings.proxy.host}` : ''} in ${now() - dialled} ms`);
       return ProbeSession.handshake(host, transport.socket, settings, now, deadline, now() - dialled, transcript);
     }

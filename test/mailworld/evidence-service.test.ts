@@ -67,6 +67,18 @@ describeOnEveryBackend('evidence of checks through the service', (backend) => {
     assert.equal(await h.backend.evidence.ofCheck(b.accountId, id, 'nobody@acme.test'), null, 'another account reads nothing');
   });
 
+  test('the policy rule that changed the decision is in the evidence', async () => {
+    const a = await h.newAccount(10);
+    await h.backend.policies.set({ accountId: a.accountId, rules: { decisions: { CATCH_ALL: 'manual_review' }, minConfidence: null }, changedBy: 'owner@ev.test', now: new Date() });
+    const r = await h.call('POST', '/v1/verify', { key: a.live, idem: newIdem(), body: { email: 'someone@catchall.test', timeoutMs: 10_000 } });
+    assert.equal(r.status, 200);
+    assert.match(JSON.stringify(r.body), /"decision":"manual_review"/, 'the envelope follows the policy');
+    const id = await verificationIdOf(a.accountId, 'someone@catchall.test');
+    const e = await until('the evidence is kept', () => h.backend.evidence.ofCheck(a.accountId, id, 'someone@catchall.test'));
+    assert.deepEqual(e.policy, { reason: 'policy_rule', from: 'send_with_caution', to: 'manual_review' });
+    assert.equal(e.catchAll?.result, 'accepts_any_address');
+  });
+
   test('a batch keeps each item\'s evidence, its own RCPT only; a sandbox check keeps none (its envelope says it all)', async () => {
     const a = await h.newAccount(20);
     const emails = ['alice@acme.test', 'nobody@acme.test', 'full.inbox@acme.test', 'anyone@catchall.test', 'x@gone.test'];

@@ -3,11 +3,16 @@
  * engine on a mail world's DNS and SMTP. A single check (POST /v1/verify) and a batch's items
  * (POST /v1/requests) each keep their evidence in the store — the conversation with the
  * simulated MX host, the reply-table row, the catch-all probe — while the API's responses keep
- * their exact shapes (the harness checks every response against the interface's schemas).
+ * their exact shapes (the harness checks every response against the interface's schemas). On
+ * PostgreSQL with two nodes sharing the facts cache, a check says what came from the other node.
  */
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeOnEveryBackend } from '../backends.js';
+import { BACKENDS, describeOnEveryBackend, openDatabase } from '../backends.js';
+import type { TestDatabase } from '../backends.js';
+import { openBackend } from '../../src/store/open-backend.js';
+import type { Backend } from '../../src/store/backend.js';
+import { loadEngines } from '../../src/service/engines/load-engines.js';
 import { startHarness, newIdem } from '../api/harness.js';
 import type { Harness } from '../api/harness.js';
 import { defaultWorld, startMailWorld, type MailWorld } from '../../src/mailworld/index.js';
@@ -106,5 +111,56 @@ describeOnEveryBackend('evidence of checks through the service', (backend) => {
     assert.equal(s.status, 200);
     const sandboxId = await verificationIdOf(a.accountId, 'someone@example.com');
     assert.equal(await h.backend.evidence.ofCheck(a.accountId, sandboxId, 'someone@example.com'), null);
+  });
+});
+
+describe('evidence on PostgreSQL with two nodes sharing the facts cache', { skip: BACKENDS.find((b) => b.name === 'PostgreSQL')?.skip ?? true }, () => {
+  let world: MailWorld;
+  let database: TestDatabase;
+  const states: Backend[] = [];
+  const nodes: Harness[] = [];
+
+  before(async () => {
+    world = await startMailWorld(defaultWorld());
+    database = await openDatabase('PostgreSQL');
+    const env = { ...world.env(), PRESEND_SMTP_TIMEOUT_MS: '2000', PRESEND_DATABASE_URL: database.url };
+    for (let i = 0; i < 2; i++) {
+      // Each node's engine on the store's shared engine state, as `presend serve` wires it.
+      const state = await openBackend(database.url);
+      states.push(state);
+      nodes.push(await startHarness({ env, engines: loadEngines(loadConfig(env), state.engineState) }));
+    }
+  });
+  after(async () => {
+    for (const node of nodes) await node.close();
+    for (const state of states) await state.close();
+    await database?.drop();
+    await world?.close();
+  });
+
+  test('a node whose DNS answer and catch-all status came from the other node\'s work says so, with their age', async () => {
+    const [a, b] = nodes as [Harness, Harness];
+    const account = await a.newAccount(10);
+    const first = await a.call('POST', '/v1/verify', { key: account.live, idem: newIdem(), body: { email: 'anyone@catchall.test', timeoutMs: 10_000 } });
+    assert.equal(first.status, 200);
+    const second = await b.call('POST', '/v1/verify', { key: account.live, idem: newIdem(), body: { email: 'someone.else@catchall.test', timeoutMs: 10_000 } });
+    assert.equal(second.status, 200);
+    const idOf = async (email: string) => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        return (await client.query<{ id: string }>('SELECT id FROM verifications WHERE email = $1', [email])).rows[0]?.id ?? '';
+      } finally {
+        await client.end();
+      }
+    };
+    const onA = await until('node A keeps its evidence', async () => b.backend.evidence.ofCheck(account.accountId, await idOf('anyone@catchall.test'), 'anyone@catchall.test'));
+    assert.equal(onA.catchAll?.source, 'probe');
+    assert.equal(onA.facts[0]?.source, 'lookup');
+    const onB = await until('node B keeps its evidence', async () => a.backend.evidence.ofCheck(account.accountId, await idOf('someone.else@catchall.test'), 'someone.else@catchall.test'));
+    assert.deepEqual([onB.catchAll?.source, onB.catchAll?.address, onB.catchAll?.result], ['cache', null, 'accepts_any_address'], 'the probe ran on the other node');
+    assert.equal(onB.facts[0]?.source, 'cache', 'the MX answer came from the shared cache');
+    assert.ok((onB.facts[0]?.ageMs ?? -1) >= 0, 'with its age, stamped by the node that looked it up');
+    assert.ok(onB.transcript.some((l) => l.text === 'RCPT TO:<someone.else@catchall.test>'));
   });
 });

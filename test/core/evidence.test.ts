@@ -11,6 +11,8 @@ import { defaultWorld, startSocksProxy, type SocksProxy } from '../../src/mailwo
 import type { EngineResult } from '../../src/core/types.js';
 import type { Evidence } from '../../src/core/evidence/evidence.js';
 import { CheckEvidence } from '../../src/core/evidence/recorder.js';
+import { SessionTranscript, attributeGroup } from '../../src/core/evidence/transcript.js';
+import { parseReplyText } from '../../src/core/smtp/reply.js';
 import { EVIDENCE_LIMITS } from '../../src/core/evidence/evidence.js';
 import { startEngineWorld, type EngineWorld } from './world-engine.js';
 
@@ -162,5 +164,53 @@ describe('evidence is bounded', () => {
     assert.equal(out.transcript.length + out.dropped, 500);
     assert.equal(out.notes.length, EVIDENCE_LIMITS.maxNotes);
     assert.ok(JSON.stringify(out).length < 20_000);
+  });
+});
+
+describe('a session\'s transcript, attributed', () => {
+  test('each recipient of a pipelined group gets the opening once, the shared lines and its own RCPT only', () => {
+    let now = 100;
+    const clock = () => now;
+    const transcript = new SessionTranscript('mx.test', clock, '192.0.2.7');
+    transcript.event('connected to 192.0.2.7:25 in 1 ms');
+    transcript.replied(parseReplyText('220 mx.test ESMTP'));
+    transcript.sent('EHLO probe.example');
+    now += 2;
+    transcript.replied(parseReplyText('250-mx.test\r\n250 PIPELINING'));
+    const group = (recipients: string[], replies: string[]) => {
+      transcript.begin();
+      const steps = [{ step: 'mail', index: -1 }, ...recipients.map((_, index) => ({ step: 'rcpt', index })), { step: 'ehlo', index: -1 }];
+      const commands = ['MAIL FROM:<probe@example.org>\r\n', ...recipients.map((r) => `RCPT TO:<${r}>\r\n`), 'EHLO probe.example\r\n'];
+      transcript.groupSent(steps, commands);
+      now += 5;
+      transcript.groupReplied('mail', -1, parseReplyText('250 ok'), now);
+      replies.forEach((reply, index) => transcript.groupReplied('rcpt', index, parseReplyText(reply), ++now));
+      transcript.groupReplied('ehlo', -1, parseReplyText('250-mx.test\r\n250 PIPELINING'), ++now);
+    };
+    const a = new CheckEvidence(clock, 'a@x.test');
+    const b = new CheckEvidence(clock, 'b@x.test');
+    const c = new CheckEvidence(clock, 'c@x.test');
+    group(['a@x.test', 'b@x.test'], ['250 ok a', '550 5.1.1 no b']);
+    attributeGroup(transcript, [{ evidence: a }, { evidence: b }]);
+    group(['c@x.test', 'a2@x.test'], ['250 ok c', '250 ok a2']);
+    attributeGroup(transcript, [{ evidence: c }, {}]);
+    const result = { envelope: { reasons: [] } } as unknown as EngineResult;
+    const [ea, eb, ec] = [a, b, c].map((e) => e.finish(result)) as [Evidence, Evidence, Evidence];
+    const texts = (e: Evidence) => e.transcript.map((l) => `${l.dir} ${l.text}`);
+    assert.deepEqual(texts(eb), [
+      '- connected to 192.0.2.7:25 in 1 ms',
+      'S 220 mx.test ESMTP',
+      'C EHLO probe.example',
+      'S 250 mx.test (+1 lines)',
+      'C MAIL FROM:<probe@example.org>',
+      'C RCPT TO:<b@x.test>',
+      'C EHLO probe.example',
+      'S 250 ok',
+      'S 550 5.1.1 no b',
+      'S 250 mx.test (+1 lines)',
+    ]);
+    assert.ok(texts(ea).includes('S 250 ok a') && !texts(ea).some((t) => t.includes('b@x.test') || t.includes('no b')));
+    assert.deepEqual(texts(ec).filter((t) => t.includes('RCPT') || t.startsWith('S 250 ok ')), ['C RCPT TO:<c@x.test>', 'S 250 ok c'], 'the second group: its own line, not the unrecorded neighbour\'s');
+    assert.equal(eb.transcript.find((l) => l.text === '550 5.1.1 no b')?.tookMs, 7, 'a reply\'s time since its group was sent');
   });
 });

@@ -21,6 +21,8 @@ import type { ProbeOutcome } from './smtp/dispatcher.js';
 import type { ProbeTarget } from './smtp/host-queue.js';
 import { parseAddress, type ParsedAddress } from './syntax/address.js';
 import type { EngineResult, ProviderFamily } from './types.js';
+import type { EvidenceBook } from './evidence/evidence-book.js';
+import type { CheckEvidence } from './evidence/recorder.js';
 
 type Hosts = Extract<MailHosts, { kind: 'hosts' }>;
 
@@ -35,6 +37,8 @@ export interface BatchEngine {
   familyOf(hosts: Hosts): ProviderFamily | null;
   resultOf(finding: Finding, traits: AddressTraits, input: string, email: string, attempts?: number, mxHost?: string | null): EngineResult;
   isClosed(): boolean;
+  /** Where checks that explain themselves open their recorders (evidence/evidence-book.ts). */
+  book: EvidenceBook;
 }
 
 /**
@@ -49,6 +53,8 @@ class Item implements ProbeTarget {
   traits: AddressTraits = NO_TRAITS;
   /** Reported: anything later about it (a reply after an abort) is dropped. */
   reported = false;
+  /** Its evidence, when the batch explains itself. */
+  evidence?: CheckEvidence;
 
   constructor(
     readonly input: string,
@@ -73,6 +79,7 @@ export function runBatch(
   addresses: readonly string[],
   onResult: (result: EngineResult) => void | Promise<void>,
   signal?: AbortSignal,
+  explain = false,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     let outstanding = addresses.length;
@@ -103,7 +110,8 @@ export function runBatch(
     const finish = (item: Item, traits: AddressTraits, finding: Finding, attempts = 0, host: string | null = null): void => {
       if (item.reported) return;
       item.reported = true;
-      emit(engine.resultOf(finding, traits, item.input, item.address.normalized, attempts, host));
+      const result = engine.resultOf(finding, traits, item.input, item.address.normalized, attempts, host);
+      emit(item.evidence ? { ...result, evidence: item.evidence.finish(result) } : result);
     };
     /** Every item parsed so far, for an abort to answer. */
     const items: Item[] = [];
@@ -125,8 +133,10 @@ export function runBatch(
       for (const item of items) finish(item, unprobedTraits(item), { kind: 'aborted' });
     }
     signal?.addEventListener('abort', abortAll, { once: true });
-    const concludeProbe = (item: Item, outcome: ProbeOutcome, catchAll: boolean | null): void =>
+    const concludeProbe = (item: Item, outcome: ProbeOutcome, catchAll: boolean | null): void => {
+      engine.book.concluded(item.evidence, item.address.domain, outcome, catchAll);
       finish(item, item.traits, { kind: 'probe', outcome, catchAll }, outcome.attempts, outcome.host);
+    };
 
     // The batch is parsed in slices. A domain's work starts with its first address, and between
     // slices the event loop sends the DNS queries of the domains found so far, so sessions
@@ -149,6 +159,7 @@ export function runBatch(
       // and an EHLO away from their first transaction, time enough for the work below.
       await setImmediate();
       if (signal?.aborted) return; // its items were answered by the abort
+      for (const item of items) item.evidence?.mailHosts(domain, hosts);
       if (engine.isClosed()) {
         for (const item of items) finish(item, unprobedTraits(item), { kind: 'aborted' });
         return;
@@ -180,6 +191,7 @@ export function runBatch(
           catchAll
             .then(async (value) => {
               if (value !== null) return concludeProbe(item, outcome, null);
+              item.evidence?.note('the address timed out behind the catch-all probe: asked again, alone');
               const alone = await engine.probe(item, hosts.hosts);
               const merged = { ...alone, attempts: outcome.attempts + alone.attempts };
               const accepted = merged.kind === 'reply' && classifyRcptReply(merged.reply).class === 'accepted';
@@ -214,10 +226,12 @@ export function runBatch(
         if (++count % PARSE_SLICE === 0) await setImmediate();
         const parsedAddress = parseAddress(input);
         if (!parsedAddress.ok) {
-          emit(engine.resultOf({ kind: 'syntax', error: parsedAddress.error }, NO_TRAITS, input, input.trim()));
+          const result = engine.resultOf({ kind: 'syntax', error: parsedAddress.error }, NO_TRAITS, input, input.trim());
+          emit(explain ? { ...result, evidence: engine.book.open(input.trim()).finish(result) } : result);
           continue;
         }
         const item = new Item(input, parsedAddress.address);
+        if (explain) item.evidence = engine.book.open(item.recipient);
         items.push(item);
         if (signal?.aborted) {
           finish(item, unprobedTraits(item), { kind: 'aborted' });

@@ -17,11 +17,13 @@ function randomLocalPart(): string {
 }
 
 async function probeCatchAll(parts: EngineParts, domain: string, hosts: readonly MxHost[]): Promise<boolean | null> {
-  const outcome = await parts.dispatcher.probe({ recipient: `${randomLocalPart()}@${domain}`, needsUtf8: false, urgent: true }, hosts);
-  if (outcome.kind !== 'reply') return null;
-  const judged = classifyRcptReply(outcome.reply).class;
-  if (judged === 'accepted') return true;
-  return judged === 'no_mailbox' || judged === 'disabled' ? false : null;
+  const recipient = `${randomLocalPart()}@${domain}`;
+  const outcome = await parts.dispatcher.probe({ recipient, needsUtf8: false, urgent: true }, hosts);
+  const judged = outcome.kind === 'reply' ? classifyRcptReply(outcome.reply).class : null;
+  const value = judged === 'accepted' ? true : judged === 'no_mailbox' || judged === 'disabled' ? false : null;
+  // The probe's address and reply, for the checks that explain themselves (evidence/evidence-book.ts).
+  parts.book.catchAllProbed(domain, recipient, outcome, value);
+  return value;
 }
 
 /** Starts the probe now (its RCPT is queued before this returns), unless one is under way. */

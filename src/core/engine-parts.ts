@@ -15,6 +15,8 @@ import { systemClock, type Clock, type FactsCache, type OperatorLists, type Rout
 import { createProbeDispatcher, type ProbeIdentity } from './probe-dispatcher.js';
 import type { ProbeDispatcher } from './egress/routed-dispatcher.js';
 import { HostLearning } from './smtp/host-profile.js';
+import { EvidenceBook } from './evidence/evidence-book.js';
+import { stamped } from './evidence/stamped-fact.js';
 import type { ProviderFamily } from './types.js';
 
 export interface EngineDeps {
@@ -30,6 +32,8 @@ export interface EngineDeps {
 }
 
 export interface EngineParts {
+  /** Where checks that explain themselves (VerifyOptions.explain) open their recorders (evidence/evidence-book.ts). */
+  readonly book: EvidenceBook;
   readonly config: EngineConfig;
   readonly tuning: EngineTuning;
   readonly clock: Clock;
@@ -62,12 +66,12 @@ export function wireEngine(config: EngineConfig, deps: EngineDeps): EngineParts 
 
   const hostAddresses = (host: string): Promise<HostAddresses> =>
     cachedFact(cache, flights, `host:${host}`, (v) => (v.ok || v.failure === 'unresolvable' ? tuning.dnsTtlMs : tuning.dnsFailureTtlMs), () =>
-      lookupHostAddresses(dns, host),
+      stamped(() => clock.now().getTime(), () => lookupHostAddresses(dns, host)),
     );
 
   const mailHosts = (domain: string): Promise<MailHosts> =>
     cachedFact(cache, flights, `mx:${domain}`, (v) => (v.kind === 'dns_failure' ? tuning.dnsFailureTtlMs : tuning.dnsTtlMs), () =>
-      lookupMailHosts(dns, domain, { maxHosts: tuning.maxMxHosts, maxCnameDepth: tuning.maxCnameDepth }),
+      stamped(() => clock.now().getTime(), () => lookupMailHosts(dns, domain, { maxHosts: tuning.maxMxHosts, maxCnameDepth: tuning.maxCnameDepth })),
     );
 
   // What each MX host's defences taught, kept in the FactsCache for the next batch (host-profile.ts).
@@ -105,6 +109,7 @@ export function wireEngine(config: EngineConfig, deps: EngineDeps): EngineParts 
     operatorLists: deps.lists ? [deps.lists] : [],
     dispatcher: createProbeDispatcher({ config, tuning, identity, clock, limiter, hostAddresses, learning, ...(deps.routePauses ? { routePauses: deps.routePauses } : {}) }),
     closed: false,
+    book: new EvidenceBook(() => clock.now().getTime()),
     mailHosts,
     familyOf,
   };

@@ -60,6 +60,8 @@ export interface OperatorLists {
 export interface VerifyOptions {
   signal?: AbortSignal;
   lists?: OperatorLists;
+  /** Record how each verdict is reached: EngineResult.evidence (evidence/evidence.ts). */
+  explain?: boolean;
 }
 
 /** The engine as the service, the worker and `presend check` use it. */

@@ -11,6 +11,7 @@ import { catchAllOf } from './catch-all.js';
 import type { EngineParts } from './engine-parts.js';
 import type { ProbeOutcome } from './smtp/dispatcher.js';
 import type { ParsedAddress } from './syntax/address.js';
+import type { CheckEvidence } from './evidence/recorder.js';
 
 /**
  * Per-batch memo: every address of a domain awaits the same DNS answer and catch-all probe
@@ -38,21 +39,24 @@ export async function probeAddress(
   traits: AddressTraits,
   memo: BatchMemo | undefined,
   signal?: AbortSignal,
+  evidence?: CheckEvidence,
 ): Promise<{ finding: Finding; outcome: ProbeOutcome }> {
   const { dispatcher } = parts;
   // Started before the address's own probe so both ride the same pipelined transaction.
   const catchAll = acceptsEveryRcpt(traits.providerFamily)
     ? Promise.resolve(null)
     : (memo?.catchAll.get(address.domain) ?? memoized(memo?.catchAll, address.domain, () => catchAllOf(parts, address.domain, hosts)));
-  const target = { recipient: address.normalized, needsUtf8: !address.asciiLocalPart };
+  const target = { recipient: address.normalized, needsUtf8: !address.asciiLocalPart, ...(evidence ? { evidence } : {}) };
   let outcome: ProbeOutcome = await dispatcher.probe(target, hosts, signal);
   // A host may tarpit the probe's random recipient while it answers real ones (RFC 5321
   // §4.5.3.2 lets RCPT take 5 minutes): the address, pipelined behind the probe, timed out
   // with it. Once the probe has failed, the address is asked once more, alone.
   if (outcome.kind === 'failure' && outcome.failure.kind === 'timeout' && outcome.failure.step === 'rcpt' && (await catchAll) === null) {
+    evidence?.note('the address timed out behind the catch-all probe: asked again, alone');
     const alone = await dispatcher.probe(target, hosts, signal);
     outcome = { ...alone, attempts: outcome.attempts + alone.attempts };
   }
   const accepted = outcome.kind === 'reply' && classifyRcptReply(outcome.reply).class === 'accepted';
+  parts.book.concluded(evidence, address.domain, outcome, accepted ? await catchAll : null);
   return { finding: { kind: 'probe', outcome, catchAll: accepted ? await catchAll : null } satisfies Finding, outcome };
 }

@@ -1,3 +1,5 @@
+import type { Evidence } from './evidence/evidence.js';
+
 /**
  * The pre-send contract (docs/interface-spec.md §2, docs/design.md §4–§5) as TypeScript types.
  * Shared by the engine, the service, the client and the MCP server, so every layer
@@ -211,4 +213,6 @@ export interface EngineResult {
   didYouMean: string | null;
   /** MX host that answered, when an SMTP probe was made (for affinity/diagnostics). */
   mxHost: string | null;
+  /** How the verdict was reached (docs/evidence.md); only when asked (VerifyOptions.explain). Never part of the API's envelope. */
+  evidence?: Evidence;
 }

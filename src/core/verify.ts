@@ -28,6 +28,7 @@ import type { Engine, VerifyOptions } from './ports.js';
 import { RoutedDispatcher } from './egress/routed-dispatcher.js';
 import { parseAddress, type AddressParse } from './syntax/address.js';
 import type { EngineResult } from './types.js';
+import type { CheckEvidence } from './evidence/recorder.js';
 
 export type { EngineDeps } from './engine-parts.js';
 
@@ -41,7 +42,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
       // The fast path covers the common batch, aborts included (the batch worker always passes
       // a signal); lists and a missing identity go the general way, one address at a time
       // (same results).
-      if (parts.identity && parts.operatorLists.length === 0 && !options?.lists) return runBatch(batchEngine, addresses, onResult, options?.signal);
+      if (parts.identity && parts.operatorLists.length === 0 && !options?.lists) return runBatch(batchEngine, addresses, onResult, options?.signal, options?.explain);
       return verifyEach(parts, addresses, onResult, options);
     },
     async close() {
@@ -57,8 +58,16 @@ function resultOf(parts: EngineParts, finding: Finding, traits: AddressTraits, i
   return buildResult(classify(finding, traits), traits, context, { input, email, attempts, mxHost });
 }
 
-/** One address: syntax → lists → DNS facts → probe → classify → envelope; each step may decide it. */
+/** A check, with its evidence beside the result when asked (VerifyOptions.explain, docs/evidence.md). */
 async function verifyOne(parts: EngineParts, input: string, options: VerifyOptions = {}, memo?: BatchMemo, parsed: AddressParse = parseAddress(input)): Promise<EngineResult> {
+  if (!options.explain) return decide(parts, input, options, memo, parsed);
+  const evidence = parts.book.open(parsed.ok ? parsed.address.normalized : input.trim());
+  const result = await decide(parts, input, options, memo, parsed, evidence);
+  return { ...result, evidence: evidence.finish(result) };
+}
+
+/** One address: syntax → lists → DNS facts → probe → classify → envelope; each step may decide it. */
+async function decide(parts: EngineParts, input: string, options: VerifyOptions, memo: BatchMemo | undefined, parsed: AddressParse, evidence?: CheckEvidence): Promise<EngineResult> {
   // Syntax.
   if (!parsed.ok) return syntaxRejection(input, parsed.error, parts.clock.now());
   const address = parsed.address;
@@ -72,6 +81,7 @@ async function verifyOne(parts: EngineParts, input: string, options: VerifyOptio
   if (parts.closed || options.signal?.aborted) return decided({ kind: 'aborted' });
   // DNS facts: the MX set, its provider family, and the lists again for its hosts.
   const hosts = await (memo?.hosts.get(address.domain) ?? memoized(memo?.hosts, address.domain, () => parts.mailHosts(address.domain)));
+  evidence?.mailHosts(address.domain, hosts);
   if (hosts.kind !== 'hosts') return decided({ kind: 'dns', result: hosts.kind === 'dns_failure' ? hosts.failure : hosts.kind });
   traits.providerFamily = parts.familyOf(hosts);
   for (const host of lists.length > 0 ? hosts.hosts : []) {
@@ -83,7 +93,7 @@ async function verifyOne(parts: EngineParts, input: string, options: VerifyOptio
   const release = memo ? () => undefined : parts.hostBudget.take(hosts.hosts[0]?.name ?? '');
   if (!release) return decided({ kind: 'aborted' });
   try {
-    const { finding, outcome } = await probeAddress(parts, address, hosts.hosts, traits, memo, options.signal);
+    const { finding, outcome } = await probeAddress(parts, address, hosts.hosts, traits, memo, options.signal, evidence);
     return decided(finding, outcome.attempts, outcome.host);
   } finally {
     release();
@@ -144,5 +154,6 @@ function batchEngineOf(parts: EngineParts): BatchEngine {
     familyOf: parts.familyOf,
     resultOf: (...args) => resultOf(parts, ...args),
     isClosed: () => parts.closed,
+    book: parts.book,
   };
 }

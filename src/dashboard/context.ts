@@ -24,7 +24,7 @@ declare module 'fastify' {
 export interface DashboardDeps {
   backend: Pick<
     Backend,
-    'accounts' | 'ledger' | 'lists' | 'batches' | 'users' | 'ownerSessions' | 'loginThrottle' | 'keyManagement' | 'listFiles' | 'accountViews' | 'webhooks' | 'policies' | 'feedback'
+    'accounts' | 'ledger' | 'lists' | 'batches' | 'users' | 'ownerSessions' | 'loginThrottle' | 'keyManagement' | 'listFiles' | 'accountViews' | 'webhooks' | 'policies' | 'feedback' | 'evidence'
   >;
   auth: OwnerAuth;
   verify: VerifyService;

@@ -105,6 +105,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     keeper,
     policies: backend.policies,
     feedback: backend.feedback,
+    evidence: backend.evidence,
     engines,
     metrics,
     limits: {

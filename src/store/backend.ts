@@ -49,6 +49,7 @@ import type { BadRow, ColumnChoice, ListFile, ListOverview } from './owner-recor
 import type { NewBatchItem } from './batch-request.js';
 import type { IdempotencyClaim } from './roles/idempotency.js';
 import type { StoredResult } from './stored-result.js';
+import type { EvidenceRole } from './roles/evidence.js';
 
 /** Single checks (`POST /v1/verify`): hold → debit or release, idempotent replay, leases. */
 export interface VerificationsRole {
@@ -200,6 +201,7 @@ export interface Backend {
   readonly proberReplies: ProberRepliesRole;
   readonly policies: PoliciesRole;
   readonly feedback: FeedbackRole;
+  readonly evidence: EvidenceRole;
   /** Apply pending numbered migrations (idempotent; openBackend does it unless told not to). */
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */

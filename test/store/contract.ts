@@ -11,6 +11,7 @@ import { toStoredResult } from '../../src/store/stored-result.js';
 import type { CreateBatchInput } from '../../src/store/roles/batches/batch-records.js';
 import type { StoredResult } from '../../src/store/stored-result.js';
 import type { Backend } from '../../src/store/backend.js';
+import type { Evidence } from '../../src/core/evidence/evidence.js';
 import { countersFrom } from '../../src/store/billing-rules.js';
 import { failedResult } from '../../src/service/checks/envelopes.js';
 import type { ItemGroup } from '../../src/store/billing-rules.js';
@@ -674,6 +675,36 @@ export function runStoreContract(name: string, makeStore: () => Promise<Backend>
       assert.ok(late.requests >= 1, JSON.stringify({ late, view: await store.batches.get(a.id, created.request.id) }));
       assert.equal(await store.batches.get(a.id, created.request.id), null);
       assert.ok((await store.work.depth()) >= 0);
+    });
+
+    test('evidence is kept per single check and per batch item, replaced by a recheck, read by its own account, and purged with the check', async () => {
+      const a = await account(5);
+      const b = await account(0);
+      await drainOthers();
+      const created = await store.batches.create(batch(a, ['deliverable@ev.test']));
+      assert.equal(created.kind, 'created');
+      if (created.kind !== 'created') return;
+      await drain('w#ev', at(10));
+      const evidence = (outcome: string) => ({ version: 1, outcome, transcript: [{ atMs: 3, dir: 'S', host: 'mx.ev.test', text: '250 2.1.5 ok' }] }) as unknown as Evidence;
+      const single = unique('ver');
+      const many = Array.from({ length: 450 }, (_, i) => ({ accountId: a.id, checkId: created.request.id, email: `m${i}@ev.test`, kind: 'item' as const, evidence: evidence(`item ${i}`), now: at(10) }));
+      await store.evidence.record([
+        { accountId: a.id, checkId: created.request.id, email: 'deliverable@ev.test', kind: 'item', evidence: evidence('first'), now: at(5) },
+        { accountId: a.id, checkId: single, email: 'one@ev.test', kind: 'check', evidence: evidence('single'), now: at(10) },
+        ...many,
+      ]);
+      await store.evidence.record([{ accountId: a.id, checkId: created.request.id, email: 'deliverable@ev.test', kind: 'item', evidence: evidence('recheck'), now: at(10) }]);
+      assert.equal((await store.evidence.ofCheck(a.id, created.request.id, 'deliverable@ev.test'))?.outcome, 'recheck', 'a recheck replaces the evidence');
+      assert.deepEqual((await store.evidence.ofCheck(a.id, single, 'one@ev.test'))?.transcript, evidence('single').transcript);
+      assert.equal((await store.evidence.ofCheck(a.id, created.request.id, 'm449@ev.test'))?.outcome, 'item 449', 'many rows in one call');
+      assert.equal(await store.evidence.ofCheck(b.id, single, 'one@ev.test'), null, 'another account reads nothing');
+      await store.retention.purgeExpired(at(30 * 86_400_000 + 9), 30);
+      assert.ok(await store.evidence.ofCheck(a.id, single, 'one@ev.test'), 'kept for the retention');
+      assert.ok(await store.evidence.ofCheck(a.id, created.request.id, 'deliverable@ev.test'));
+      await store.retention.purgeExpired(at(30 * 86_400_000 + 10), 30);
+      assert.equal(await store.evidence.ofCheck(a.id, single, 'one@ev.test'), null, 'a single check’s evidence goes with the verifications past retention');
+      assert.equal(await store.evidence.ofCheck(a.id, created.request.id, 'deliverable@ev.test'), null, 'a batch’s evidence goes with its request');
+      assert.equal(await store.evidence.ofCheck(a.id, created.request.id, 'm7@ev.test'), null);
     });
 
     test('a decision policy is versioned per account: version 0 is the default, each change the next version, none rewritten', async () => {

@@ -17,6 +17,7 @@ export function register(program: Command): void {
     .argument('<address...>', 'one or more email addresses')
     .option('--json', 'print the engine results as one JSON array, in the order given, once all are known')
     .option('--jsonl', 'print one JSON line per address as soon as its result is known')
+    .option('--explain', 'show how each verdict was reached: DNS, MX hosts, the SMTP conversation, the catch-all probe, the reply-table row (with --json/--jsonl: an `evidence` field beside the envelope)')
     .addHelpText(
       'after',
       `
@@ -24,6 +25,7 @@ Examples:
   $ PRESEND_HELO_NAME=probe.example.com PRESEND_MAIL_FROM=verify@example.com presend check alice@example.org
   $ presend check bob@example.org carol@example.net --json
   $ presend check $(cat addresses.txt) --jsonl > results.jsonl
+  $ presend check alice@example.org --explain
 
 Results print as each becomes final (table rows and --jsonl lines, in the order they are
 known); a run that takes more than a second shows a progress bar on stderr (on a terminal).
@@ -33,7 +35,7 @@ host_throttled: it was not asked; check it again later.
 Reads the same environment as \`presend serve\` (PRESEND_DNS_SERVERS, PRESEND_SMTP_PROXY, …).
 Exit codes: 0 it ran (whatever the verdicts), 2 usage or configuration error.`,
     )
-    .action(async (addresses: string[], flags: { json?: boolean; jsonl?: boolean }) => {
+    .action(async (addresses: string[], flags: { json?: boolean; jsonl?: boolean; explain?: boolean }) => {
       if (flags.json && flags.jsonl) {
         process.stderr.write('presend check: give --json or --jsonl, not both\n');
         process.exit(EXIT.usage);
@@ -54,9 +56,10 @@ Exit codes: 0 it ran (whatever the verdicts), 2 usage or configuration error.`,
         );
       }
       const engine = createEngine(config);
-      const output = createCheckOutput(flags.jsonl ? 'jsonl' : flags.json ? 'json' : 'table', addresses, process.stdout, createProgress());
+      const explain = flags.explain === true;
+      const output = createCheckOutput(flags.jsonl ? 'jsonl' : flags.json ? 'json' : 'table', addresses, process.stdout, createProgress(), Date.now, explain);
       try {
-        await engine.verifyMany(addresses, (result) => output.add(result));
+        await engine.verifyMany(addresses, (result) => output.add(result), { explain });
       } finally {
         output.end();
         await engine.close();

@@ -9,6 +9,7 @@
 import type { EngineResult } from '../../core/index.js';
 import { PUBLIC_VERDICTS } from '../../core/types.js';
 import type { Progress } from './progress.js';
+import { evidenceText } from './evidence-text.js';
 
 export type CheckFormat = 'table' | 'json' | 'jsonl';
 
@@ -38,7 +39,15 @@ export interface CheckOutput {
   end(): void;
 }
 
-export function createCheckOutput(format: CheckFormat, addresses: readonly string[], out: NodeJS.WritableStream, progress: Progress, now: () => number = Date.now): CheckOutput {
+export function createCheckOutput(
+  format: CheckFormat,
+  addresses: readonly string[],
+  out: NodeJS.WritableStream,
+  progress: Progress,
+  now: () => number = Date.now,
+  /** `--explain`: the table shows each result's evidence under its row (the JSON formats carry it as the result's `evidence` field). */
+  explain = false,
+): CheckOutput {
   const widths = [Math.max(HEADERS[0].length, ...addresses.map((a) => a.length)), VERDICT_WIDTH, DECISION_WIDTH, HEADERS[3].length];
   const line = (row: readonly string[]): string => row.map((text, i) => (i < widths.length ? text.padEnd(widths[i] ?? 0) : text)).join('  ').trimEnd() + '\n';
   const results = new Map<string, EngineResult>();
@@ -54,7 +63,7 @@ export function createCheckOutput(format: CheckFormat, addresses: readonly strin
   return {
     add(result) {
       done++;
-      if (format === 'table') emit(line(cells(result)));
+      if (format === 'table') emit(line(cells(result)) + (explain && result.evidence ? evidenceText(result.evidence) : ''));
       else if (format === 'jsonl') emit(`${JSON.stringify(result)}\n`);
       else results.set(result.input, result);
       if (progress.active || now() - started >= SHOW_PROGRESS_AFTER_MS) progress.update('checking', done, addresses.length);

@@ -106,6 +106,7 @@ export class RoutedDispatcher implements ProbeDispatcher {
         };
       }
       this.probes.set(chosen.route.name, (this.probes.get(chosen.route.name) ?? 0) + 1);
+      target.evidence?.note(`sent from the egress route ${chosen.route.name}`);
       const outcome = await chosen.dispatcher.probe(target, hosts, signal);
       attempts += outcome.attempts;
       const block = routeBlockOf(outcome);
@@ -114,6 +115,7 @@ export class RoutedDispatcher implements ProbeDispatcher {
         return { ...outcome, attempts };
       }
       await this.health.blocked(chosen.route.name, family, block);
+      target.evidence?.note(`${family} refused the egress route ${chosen.route.name} (${block}): paused for it, another route is tried`);
     }
   }
 

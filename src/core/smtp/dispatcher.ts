@@ -154,17 +154,20 @@ export class MxDispatcher {
       if (this.closed || signal?.aborted) return { kind: 'aborted', host: null, attempts };
       const down = this.down.get(mx.name);
       if (down && down.until > this.now()) {
+        target.evidence?.note(`${mx.name}: skipped, it could not be used a moment ago (${down.failure.detail})`);
         failure = heavier(failure, down.failure);
         failedHost = mx.name;
         continue;
       }
       const resolved = await this.hostAddresses(mx.name);
       if (!resolved.ok) {
+        target.evidence?.note(`${mx.name}: its address could not be resolved (${resolved.failure})`);
         dnsProblem = resolved;
         continue;
       }
       const usable = this.usable(resolved.addresses);
       if (usable.length === 0) {
+        target.evidence?.note(`${mx.name}: every address of it is private (${resolved.addresses.slice(0, 3).join(', ')}): not probed`);
         privateRefused = true;
         continue;
       }

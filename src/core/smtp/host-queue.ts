@@ -37,6 +37,7 @@ import { ProbeSession, type SessionFailure } from './session.js';
 import { serverHasRoom } from './session-count.js';
 import { serveSession } from './session-driver.js';
 import { WaitingLine } from './waiting-line.js';
+import { noteOpenFailure } from '../evidence/transcript.js';
 
 export type { HostOutcome, HostResult, HostResultListener, ProbeTarget } from './put-back.js';
 export type { HostQueueSettings } from './host-queue-settings.js';
@@ -185,6 +186,7 @@ export class HostQueue {
 
   private openFailed(failure: SessionFailure): void {
     const state = this.state;
+    noteOpenFailure(state.line.targets(), state.host, failure.detail);
     const fate = openFailureFate(failure, state.counts.open > 1);
     switch (fate.kind) {
       case 'busier':

@@ -13,6 +13,7 @@
  */
 import type { SmtpReply } from '../replies/parse.js';
 import type { SessionFailure } from './session.js';
+import type { EvidenceRecorder } from '../evidence/recorder.js';
 
 export interface ProbeTarget {
   /** `local@domain`, local part as given, domain in A-label form. */
@@ -20,6 +21,8 @@ export interface ProbeTarget {
   needsUtf8: boolean;
   /** Catch-all probes jump the queue (accepted answers wait for them); counted as a sure refusal. */
   urgent?: boolean;
+  /** Where the check keeps its part of the conversation (evidence/recorder.ts); absent: nothing is kept. */
+  evidence?: EvidenceRecorder;
 }
 
 export type HostOutcome =

@@ -5,6 +5,7 @@
  * until the session should end. What the replies teach goes to the host's profile
  * (greeting-lessons.ts, transaction-lessons.ts).
  */
+import { attributeGroup } from '../evidence/transcript.js';
 import { planGroup } from './group-plan.js';
 import { brokenGroupFate, perConnectionCapAt, readGroupReplies, sendableIn, splitByAnswer } from './group-replies.js';
 import { learnFromGreeting } from './greeting-lessons.js';
@@ -106,6 +107,7 @@ async function runGroup(state: HostState, session: ProbeSession, batch: Entry[],
     sendable.some((e) => e.target.needsUtf8),
     final ? 'quit' : 'ehlo',
   );
+  attributeGroup(session.transcript, sendable.map((entry) => entry.target));
   // What the transaction teaches; a 421 with no error behind it asks for time.
   const hostAsked = learnFromTransaction(learning, host, session, result, sendable.map((entry) => entry.target.urgent === true));
   if (hostAsked) hostPaused(state);

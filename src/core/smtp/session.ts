@@ -24,6 +24,7 @@ import type { ReplyLimits, SmtpReply } from '../replies/parse.js';
 import { ReplyReader, type ReadResult } from '../replies/read-wire.js';
 import { ReplyTiming, fitsCommand, type GroupStep } from '../replies/check-order.js';
 import type { SmtpStep } from './steps.js';
+import { SessionTranscript } from '../evidence/transcript.js';
 
 export type { SmtpStep };
 
@@ -146,6 +147,8 @@ export class ProbeSession {
   errors = 0;
   /** HELO/EHLO commands sent in this session (Sendmail slows from the third). */
   greetings: number;
+  /** What was said, for the evidence of the addresses it serves (evidence/transcript.ts). */
+  transcript!: SessionTranscript;
 
   private constructor(
     private socket: Socket,
@@ -182,12 +185,14 @@ export class ProbeSession {
         last = { kind: transport.failure, step: 'connect', reply: null, detail: transport.detail };
         continue;
       }
-      return ProbeSession.handshake(host, transport.socket, settings, now, deadline, now() - dialled);
+      const transcript = new SessionTranscript(host, now, ip);
+      transcript.event(`connected to ${ip}:${settings.port}${settings.proxy ? ` through the proxy ${settings.proxy.host}` : ''} in ${now() - dialled} ms`);
+      return ProbeSession.handshake(host, transport.socket, settings, now, deadline, now() - dialled, transcript);
     }
     return { ok: false, failure: last };
   }
 
-  private static async handshake(host: string, socket: Socket, settings: SessionSettings, now: () => number, deadline: number, connectMs: number): Promise<OpenResult> {
+  private static async handshake(host: string, socket: Socket, settings: SessionSettings, now: () => number, deadline: number, connectMs: number, transcript: SessionTranscript): Promise<OpenResult> {
     let reader = new ReplyReader(socket, settings.limits, now);
     const step = (): number => Math.min(settings.stepTimeoutMs, deadline - now());
     const fail = (failure: SessionFailure): OpenResult => {
@@ -203,6 +208,7 @@ export class ProbeSession {
       banner = await reader.next(step());
     }
     if (!banner.ok) return fail(failureFromRead(banner, 'banner'));
+    transcript.replied(banner.reply);
     if (banner.reply.code !== 220) return fail(failureFromReply(banner.reply, 'banner'));
 
     let rttMs = 0;
@@ -213,16 +219,20 @@ export class ProbeSession {
       const sentAt = now();
       greetings++;
       s.write(`EHLO ${settings.heloName}\r\n`);
+      transcript.sent(`EHLO ${settings.heloName}`);
       const ehlo = await r.next(step());
       if (!ehlo.ok) return { failure: failureFromRead(ehlo, 'ehlo') };
+      transcript.replied(ehlo.reply);
       rttMs = Math.max(0, r.lastAt - sentAt);
       if (is2xx(ehlo.reply)) return { ehlo: ehlo.reply };
       if (ehlo.reply.code === 421 || ehlo.reply.code < 500) return { failure: failureFromReply(ehlo.reply, 'ehlo') };
       // RFC 5321 §3.2: a server that does not know EHLO answers 5xx; fall back to HELO.
       greetings++;
       s.write(`HELO ${settings.heloName}\r\n`);
+      transcript.sent(`HELO ${settings.heloName}`);
       const helo = await r.next(step());
       if (!helo.ok) return { failure: failureFromRead(helo, 'helo') };
+      transcript.replied(helo.reply);
       if (!is2xx(helo.reply)) return { failure: failureFromReply(helo.reply, 'helo') };
       return { ehlo: null };
     };
@@ -234,14 +244,17 @@ export class ProbeSession {
 
     if (capabilities.starttls && settings.useStartTls) {
       socket.write('STARTTLS\r\n');
+      transcript.sent('STARTTLS');
       const reply = await reader.next(step());
       if (!reply.ok) return fail(failureFromRead(reply, 'starttls'));
+      transcript.replied(reply.reply);
       if (reply.reply.code === 220) {
         // RFC 3207 §5: anything the server sent before the handshake is discarded.
         reader.detach();
         const tls = await upgradeTls(socket, host, step());
         if (!tls.ok) return fail({ kind: 'tls', step: 'starttls', reply: null, detail: tls.detail });
         socket = tls.socket;
+        transcript.event('TLS established');
         reader = new ReplyReader(socket, settings.limits, now);
         // RFC 3207 §4.2: forget what was learnt before TLS and greet again.
         greeted = await greet(reader, socket);
@@ -251,7 +264,9 @@ export class ProbeSession {
       }
       // Any other reply (454 TLS not available): continue in plaintext, as opportunistic TLS allows.
     }
-    return { ok: true, session: new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, connectMs, strict, greetings) };
+    const session = new ProbeSession(socket, reader, settings, now, deadline, banner.reply, hello, capabilities, rttMs, connectMs, strict, greetings);
+    session.transcript = transcript;
+    return { ok: true, session };
   }
 
   /** Round trip of the EHLO exchange, in ms. */
@@ -310,6 +325,7 @@ export class ProbeSession {
       slowEhlo: false,
       closedAfterGreeting: false,
     };
+    this.transcript.begin();
     // A 421 that came after the last group's EHLO was answered: the server is closing (see
     // closedAfterGreeting), not out of step. Nothing of this transaction was sent.
     const closing = this.closingNotice();
@@ -355,6 +371,7 @@ export class ProbeSession {
         if (this.reader.queued > 0) return this.fail(result, desynced(step, 'a reply came before its command was sent'), true);
         timing.sent(this.now());
         this.socket.write(pipelined ? commands.join('') : (commands[i] ?? ''));
+        this.transcript.groupSent(pipelined ? steps : steps.slice(i, i + 1), pipelined ? commands : commands.slice(i, i + 1));
       }
       let reply = this.reader.take();
       if (!reply) {
@@ -362,6 +379,7 @@ export class ProbeSession {
         if (!read.ok) return this.fail(result, failureFromRead(read, step));
         reply = read.reply;
       }
+      this.transcript.groupReplied(step, index, reply, this.reader.lastAt);
       if (step === 'ehlo' || step === 'quit') {
         result.slowEhlo = step === 'ehlo' && timing.slow(this.reader.lastAt);
         // The group's last reply, at its own place: nothing before it was shifted.
@@ -432,6 +450,7 @@ export class ProbeSession {
   }
 
   private fail(result: TransactionResult, failure: SessionFailure, desync = false): TransactionResult {
+    this.transcript.groupFailed(failure.detail);
     result.failure = failure;
     result.desync = desync;
     this.destroy();

@@ -3,7 +3,7 @@
  * Catch-all probes go to the head (accepted answers wait for them), recipients put back go to
  * the head (they waited longest), the rest join the tail.
  */
-import type { Entry } from './put-back.js';
+import type { Entry, ProbeTarget } from './put-back.js';
 
 export class WaitingLine {
   private entries: Entry[] = [];
@@ -28,6 +28,11 @@ export class WaitingLine {
   /** Entries put back go first: they waited longest. */
   putBack(entries: readonly Entry[]): void {
     if (entries.length > 0) this.entries.unshift(...entries);
+  }
+
+  /** What waits, read only (the evidence of a session that could not be opened names them). */
+  targets(): ProbeTarget[] {
+    return this.entries.map((entry) => entry.target);
   }
 
   /** Urgent entries (catch-all probes) at the head. */

@@ -7,6 +7,7 @@ import { batchProgress } from '../batch-progress.js';
 import { batchRows } from './overview.js';
 import { uploadForm } from './lists.js';
 import { decisionText, verdictText } from '../explain.js';
+import { explainAddressForm } from './batch-address.js';
 import type { BatchCost } from '../../service/batches/batch-cost.js';
 import type { ListOverview } from '../../store/owner-records.js';
 import type { RequestSummary, VerdictCount } from '../../store/roles/account-views.js';
@@ -161,7 +162,15 @@ function downloads(view: BatchRequestView, joined: boolean): string {
   </ul>`;
 }
 
-export function batchPage(input: { view: BatchRequestView; verdicts: VerdictCount[]; listName: string | null; joined: boolean; listRowsWritten: number | null }): string {
+export function batchPage(input: {
+  view: BatchRequestView;
+  verdicts: VerdictCount[];
+  listName: string | null;
+  joined: boolean;
+  listRowsWritten: number | null;
+  /** The first final addresses, linked to their explanations. */
+  firstAddresses?: ReadonlyArray<{ email: string; verdict: string | null }>;
+}): string {
   const { view } = input;
   const c = view.counters;
   const final = view.state === 'completed' || view.state === 'failed';
@@ -196,5 +205,6 @@ export function batchPage(input: { view: BatchRequestView; verdicts: VerdictCoun
   <p data-fill-note!${progress.filling ? '' : ' hidden'}>The list is still being read into the batch: the unique addresses and duplicates grow until it is.</p>
   !${counterTable('Counters of this batch', c, PROGRESS_COUNTERS, endedWithoutVerdict(c, rejectedCount(input.verdicts)))}
   <h2>Download</h2>
-  !${downloads(view, input.joined)}`;
+  !${downloads(view, input.joined)}
+  !${explainAddressForm(view.id, input.firstAddresses ?? [])}`;
 }

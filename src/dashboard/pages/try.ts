@@ -6,9 +6,11 @@ import { keyOption } from './batches.js';
 import { decisionText, reasonText, verdictText } from '../explain.js';
 import type { ApiKeyRecord } from '../../store/roles/key-management.js';
 import type { PresendEnvelope } from '../../core/types.js';
+import type { Evidence } from '../../core/evidence/evidence.js';
+import { evidenceTimeline } from '../evidence-timeline.js';
 
 export type TryOutcome =
-  | { kind: 'completed'; email: string; envelope: PresendEnvelope }
+  | { kind: 'completed'; email: string; envelope: PresendEnvelope; evidence: Evidence | null }
   | { kind: 'pending'; email: string; checkId: string }
   | { kind: 'refused'; email: string; message: string };
 
@@ -23,7 +25,7 @@ function mailProvider(e: PresendEnvelope): string {
   return 'not known';
 }
 
-function envelopeView(email: string, e: PresendEnvelope): string {
+export function envelopeView(email: string, e: PresendEnvelope, evidence: Evidence | null): string {
   return html`<section aria-labelledby="result-title">
     <h2 id="result-title">Result for ${email}</h2>
     <dl class="envelope">
@@ -48,6 +50,7 @@ function envelopeView(email: string, e: PresendEnvelope): string {
         ? html`<p>No reasons given.</p>`
         : html`<ul class="reasons">!${e.reasons.map((r) => html`<li><code>${r}</code>: ${reasonText(r)}</li>`)}</ul>`
     }
+    !${evidenceTimeline(evidence)}
     <details><summary>The envelope as the API returns it</summary><pre><code>${JSON.stringify(e, null, 2)}</code></pre></details>
   </section>`;
 }
@@ -56,7 +59,7 @@ function outcomeView(outcome: TryOutcome | null): string {
   if (!outcome) return '';
   switch (outcome.kind) {
     case 'completed':
-      return envelopeView(outcome.email, outcome.envelope);
+      return envelopeView(outcome.email, outcome.envelope, outcome.evidence);
     case 'pending':
       return html`<p role="status">The check of ${outcome.email} is still running (check <code>${outcome.checkId}</code>). Its result is stored and billed when it ends; try the same address again in a moment.</p>`;
     case 'refused':

@@ -12,11 +12,16 @@ import type { FastifyInstance } from 'fastify';
 import { field, isId, notFound, ownerOf, pageContext, PageError, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
 import { batchesPage, batchPage, confirmBatchPage } from '../pages/batches.js';
+import { batchAddressPage } from '../pages/batch-address.js';
+import { normalizeAddress } from '../../core/syntax/address.js';
+import { shownEvidence } from '../../service/evidence/evidence-keeper.js';
 import { listBatchCost } from '../../service/batches/batch-cost.js';
 import { resultsFile } from '../results-file.js';
 import { parseRowSets } from '../../files/index.js';
 
 const PAGE = 20;
+/** Final addresses linked from a batch's page to their explanations. */
+const FIRST_EXPLAINED = 20;
 /** How often a progress stream reads the batch; and how long one stream lasts before the browser reconnects. */
 const EVENT_EVERY_MS = 1000;
 const STREAM_FOR_MS = 5 * 60_000;
@@ -85,13 +90,32 @@ export function batchRoutes(app: FastifyInstance, deps: DashboardDeps): void {
     const { id } = request.params as { id: string };
     const view = isId(id) ? await deps.results.status(owner.user.accountId, id) : null;
     if (!view) throw notFound();
-    const [verdicts, summary] = await Promise.all([accountViews.verdictCounts(owner.user.accountId, id), accountViews.requestSummary(owner.user.accountId, id)]);
+    const [verdicts, summary, first] = await Promise.all([
+      accountViews.verdictCounts(owner.user.accountId, id),
+      accountViews.requestSummary(owner.user.accountId, id),
+      deps.backend.batches.resultsSlice({ accountId: owner.user.accountId, requestId: id, afterSeq: 0, limit: FIRST_EXPLAINED }),
+    ]);
     const listId = summary?.listId ?? null;
     const file = listId ? await listFiles.getFile(owner.user.accountId, listId) : null;
     const list = listId ? await lists.getList(owner.user.accountId, listId) : null;
     const ctx = await pageContext(deps, request, reply);
     const listRowsWritten = summary?.listRowsWritten ?? null;
-    return sendPage(reply, ctx, `Batch ${id.slice(0, 8)}`, batchPage({ view, verdicts, listName: list?.name ?? null, joined: file !== null, listRowsWritten }));
+    const firstAddresses = (first?.rows ?? []).map((r) => ({ email: r.email, verdict: r.envelope.verdict }));
+    return sendPage(reply, ctx, `Batch ${id.slice(0, 8)}`, batchPage({ view, verdicts, listName: list?.name ?? null, joined: file !== null, listRowsWritten, firstAddresses }));
+  });
+
+  // One address of the batch and how its verdict was reached (docs/evidence.md).
+  app.get('/batches/:id/address', async (request, reply) => {
+    const owner = ownerOf(request);
+    const { id } = request.params as { id: string };
+    const asked = String((request.query as Record<string, unknown>).email ?? '').trim().slice(0, 320);
+    const summary = isId(id) ? await accountViews.requestSummary(owner.user.accountId, id) : null;
+    if (!summary || asked === '') throw notFound();
+    const email = normalizeAddress(asked) ?? asked;
+    const item = await deps.backend.evidence.ofItem(owner.user.accountId, id, email);
+    const found = item ? { ...item, evidence: shownEvidence(item.evidence, email, item.result) } : null;
+    const ctx = await pageContext(deps, request, reply);
+    return sendPage(reply, ctx, `Batch ${id.slice(0, 8)}: ${email}`, batchAddressPage({ requestId: id, email, found }), found ? 200 : 404);
   });
 
   app.get('/batches/:id/results', async (request, reply) => {

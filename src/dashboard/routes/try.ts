@@ -5,6 +5,7 @@ import { field, isId, ownerOf, pageContext, sendPage } from '../context.js';
 import type { DashboardDeps } from '../context.js';
 import { tryPage } from '../pages/try.js';
 import type { TryOutcome } from '../pages/try.js';
+import { shownEvidence } from '../../service/evidence/evidence-keeper.js';
 
 /** How long the page waits for a verdict before saying the check still runs. */
 const WAIT_MS = 15_000;
@@ -37,7 +38,11 @@ export function tryRoutes(app: FastifyInstance, deps: DashboardDeps): void {
       } else if (verified.kind === 'pending' || !verified.record.result) {
         outcome = { kind: 'pending', email, checkId: verified.record.id };
       } else {
-        outcome = { kind: 'completed', email: verified.record.email, envelope: verified.record.result.envelope };
+        // Kept beside the result (docs/evidence.md); written a moment after the answer, so waited for here.
+        await deps.verify.evidenceWritten();
+        const kept = await deps.backend.evidence.ofCheck(owner.user.accountId, verified.record.id, verified.record.email);
+        const evidence = shownEvidence(kept, verified.record.email, verified.record.result);
+        outcome = { kind: 'completed', email: verified.record.email, envelope: verified.record.result.envelope, evidence };
       }
     }
     const ctx = await pageContext(deps, request, reply);

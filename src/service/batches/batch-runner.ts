@@ -30,6 +30,8 @@ import { failedResult, greylistExhausted } from '../checks/envelopes.js';
 import { underAccountPolicy } from '../policy/apply-policy.js';
 import type { FeedbackRole } from '../../store/roles/feedback/feedback.js';
 import { readFeedback } from '../feedback/check-feedback.js';
+import type { EvidenceRole } from '../../store/roles/evidence.js';
+import { EvidenceKeeper } from '../evidence/evidence-keeper.js';
 
 export interface BatchRunnerOptions {
   work: WorkQueueRole;
@@ -43,6 +45,8 @@ export interface BatchRunnerOptions {
   feedback?: FeedbackRole;
   engines: Engines;
   metrics?: Metrics;
+  /** Where each item's evidence is kept (docs/evidence.md); none: items are not explained. */
+  evidence?: EvidenceRole;
   recheckDelayMs: number;
   /** The recheck delay of sandbox items (config.sandboxRecheckDelayMs). */
   sandboxRecheckDelayMs: number;
@@ -79,8 +83,10 @@ export class BatchRunner {
   /** When this worker's own greylisting rechecks fall due (epoch ms, rounded up to 25 ms), so an idle loop wakes for them. */
   private readonly recheckTimes = new Set<number>();
   private pruneAbove = 256;
+  private readonly evidence: EvidenceKeeper;
 
   constructor(private readonly o: BatchRunnerOptions) {
+    this.evidence = new EvidenceKeeper(o.evidence, o.log);
     this.affinity = o.affinity;
     this.now = o.now ?? (() => new Date());
     this.leaseMs = o.leaseMs;
@@ -191,7 +197,7 @@ export class BatchRunner {
     for (const item of items) {
       if (item.attempts >= maxAttempts) {
         this.keeper.drop('item', [item.itemId]);
-        writes.push(this.finish(item, failedResult(this.now())).catch((err: unknown) => this.o.log.warn({ err, itemId: item.itemId }, 'could not store an item result')));
+        writes.push(this.finish(item, failedResult(this.now())).then(() => undefined, (err: unknown) => this.o.log.warn({ err, itemId: item.itemId }, 'could not store an item result')));
         open.delete(item.itemId);
       }
     }
@@ -222,7 +228,7 @@ export class BatchRunner {
               if (chunk.signal.aborted) return;
               for (const item of byEmail.get(result.input) ?? byEmail.get(result.email) ?? []) answer(item, result);
             },
-            { signal: chunk.signal },
+            { signal: chunk.signal, explain: this.evidence.enabled },
           );
         } catch (err) {
           this.o.log.error({ err }, 'engine failed on a chunk; retrying its addresses one by one');
@@ -230,7 +236,7 @@ export class BatchRunner {
           for (const [email, targets] of byEmail) {
             if (chunk.signal.aborted || !targets.some((t) => open.has(t.itemId))) continue;
             try {
-              const result = await engineFor(this.o.engines, sandbox).verify(email, { signal: chunk.signal });
+              const result = await engineFor(this.o.engines, sandbox).verify(email, { signal: chunk.signal, explain: this.evidence.enabled });
               if (chunk.signal.aborted) continue;
               for (const item of targets) answer(item, result);
             } catch (single) {
@@ -247,6 +253,7 @@ export class BatchRunner {
 
   private async settle(writes: Promise<void>[], open: Map<number, ClaimedItem>): Promise<void> {
     await Promise.all(writes);
+    await this.evidence.flush();
     if (open.size === 0) return;
     const ids = [...open.keys()];
     try {
@@ -273,24 +280,33 @@ export class BatchRunner {
           const recheckAt = recheckDue(result, now, recheckDelayMs);
           const waitsForRoute = result.envelope.reasons.includes('egress_paused');
           await this.o.batches.recordItemResult({ kind: 'recheck', itemId: item.itemId, affinity: this.affinity, recheckAt, now, waitsForRoute });
+          this.evidence.keep(this.evidenceKey(item, now), result, toStoredResult(result));
           // The store keeps the item; this process wakes itself when the recheck is due, and any
           // worker polling the table takes it after the affinity grace.
           this.noteRecheck(recheckAt.getTime());
           return;
         }
-        await this.finish(item, greylistExhausted(toStoredResult(result), now, recheckDelayMs));
+        const decided = await this.finish(item, greylistExhausted(toStoredResult(result), now, recheckDelayMs));
+        this.evidence.keep(this.evidenceKey(item, now), result, decided);
         return;
       }
-      await this.finish(item, toStoredResult(result));
+      this.evidence.keep(this.evidenceKey(item, now), result, await this.finish(item, toStoredResult(result)));
     } catch (err) {
       this.o.log.warn({ err, itemId: item.itemId }, 'could not store an item result');
     }
   }
 
-  private async finish(item: ClaimedItem, result: ReturnType<typeof toStoredResult>): Promise<void> {
+  /** Stores an item's final result under its account's policy; returns the result as stored. */
+  private async finish(item: ClaimedItem, result: ReturnType<typeof toStoredResult>): Promise<ReturnType<typeof toStoredResult>> {
     const decided = await underAccountPolicy(this.o.policies, item.accountId, result);
     const outcome = await this.o.batches.recordItemResult({ kind: 'final', itemId: item.itemId, result: decided, now: this.now(), retentionDays: this.o.retentionDays });
     if (outcome.recorded) this.o.metrics?.observeVerification(outcome.verdict, outcome.debited);
+    return decided;
+  }
+
+  /** A batch item's evidence is kept by its request's id and its address (docs/evidence.md). */
+  private evidenceKey(item: ClaimedItem, now: Date) {
+    return { accountId: item.accountId, checkId: item.requestId, email: item.email, kind: 'item' as const, now };
   }
 }
 
@@ -314,6 +330,7 @@ export function batchRunnerOptions(config: PresendConfig, backend: Backend, engi
     batches: backend.batches,
     policies: backend.policies,
     feedback: backend.feedback,
+    evidence: backend.evidence,
     engines,
     recheckDelayMs: config.recheckDelayMs,
     sandboxRecheckDelayMs: config.sandboxRecheckDelayMs,

@@ -29,6 +29,8 @@ import { readFeedback } from '../feedback/check-feedback.js';
 import type { FeedbackView } from '../feedback/check-feedback.js';
 import type { LeasesRole } from '../../store/roles/leases.js';
 import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';
+import type { EvidenceRole } from '../../store/roles/evidence.js';
+import { EvidenceKeeper } from '../evidence/evidence-keeper.js';
 
 export const VERIFY_ROUTE = 'POST /v1/verify';
 export const DEFAULT_VERIFY_TIMEOUT_MS = 15_000;
@@ -51,6 +53,8 @@ export interface VerifyServiceOptions {
   feedback?: FeedbackRole;
   engines: Engines;
   metrics: Metrics;
+  /** Where each check's evidence is kept (docs/evidence.md); none: checks are not explained. */
+  evidence?: EvidenceRole;
   /**
    * Checks running at once in this process (`total`; more is 503, a bounded queue, not an
    * unbounded one), per account and per key (more is 429): check-admission.ts.
@@ -99,9 +103,11 @@ export class VerifyService {
   /** Whether the keeper is this service's own (started and stopped with it). */
   private readonly ownKeeper: boolean;
   private started = false;
+  private readonly evidence: EvidenceKeeper;
 
   constructor(private readonly options: VerifyServiceOptions) {
     this.now = options.now ?? (() => new Date());
+    this.evidence = new EvidenceKeeper(options.evidence, options.log);
     this.admission = new CheckAdmission(options.limits);
     this.ownKeeper = !options.keeper;
     this.keeper = options.keeper ?? new LeaseKeeper({ leases: options.leases, leaseMs: options.leaseMs, clock: systemClock(this.now), log: options.log });
@@ -197,11 +203,12 @@ export class VerifyService {
     const engine = engineFor(this.options.engines, sandbox);
     let started: StartVerificationOutcome;
     let feedback: FeedbackView;
+    let ready: EngineResult | null = null;
     try {
       feedback = await this.feedbackOf({ accountId: key.accountId, email });
       // A result known without waiting (a hard bounce in the account's feedback, the sandbox) is stored by the write that creates the check.
       const known = feedback.answer({ accountId: key.accountId, email }) ?? engine.immediate?.(email) ?? null;
-      const ready = known ? feedback.apply({ accountId: key.accountId, email }, known) : null;
+      ready = known ? feedback.apply({ accountId: key.accountId, email }, known) : null;
       const decided = ready ? await underAccountPolicy(this.options.policies, key.accountId, toStoredResult(ready)) : null;
       started = await this.options.verifications.start({
         accountId: key.accountId,
@@ -233,6 +240,7 @@ export class VerifyService {
     }
     const record = started.verification;
     if (record.state === 'completed') {
+      if (ready && record.result) this.evidence.keep(this.evidenceKey(record), ready, record.result);
       this.observe(record);
       return { outcome: { kind: 'completed', record, replayed: false }, running: false };
     }
@@ -298,7 +306,7 @@ export class VerifyService {
     const work = (async (): Promise<Settled> => {
       let result: EngineResult;
       try {
-        result = feedback.apply(record, await engine.verify(record.email, { signal }));
+        result = feedback.apply(record, await engine.verify(record.email, { signal, explain: this.evidence.enabled }));
       } catch (err) {
         // The engine never throws for an address's behaviour; a throw is a bug or an outage (502).
         this.options.log.warn({ err, verificationId: record.id }, 'single verification failed');
@@ -311,6 +319,8 @@ export class VerifyService {
           this.options.log.warn({ verificationId: record.id, state: stored.state }, 'a verification was ended by another process while this one ran it (its lease lapsed)');
           return { ok: false, refusal: LEASE_LOST };
         }
+        // Not awaited: the evidence of many checks shares one write; the answer does not wait for it.
+        this.evidence.keep(this.evidenceKey(record), result, stored.result);
         this.observe(stored);
         return { ok: true, record: stored };
       } catch (err) {
@@ -344,6 +354,16 @@ export class VerifyService {
     return { ok: false, refusal };
   }
 
+  /** Resolves once the evidence of the checks ended so far is written (the dashboard reads it right after). */
+  evidenceWritten(): Promise<void> {
+    return this.evidence.flush();
+  }
+
+  /** A single check's evidence is kept by its verification's id (docs/evidence.md). */
+  private evidenceKey(record: VerificationRecord) {
+    return { accountId: record.accountId, checkId: record.id, email: record.email, kind: 'check' as const, now: this.now() };
+  }
+
   private observe(record: VerificationRecord): void {
     const envelope = record.result?.envelope;
     this.options.metrics.observeVerification(envelope?.verdict ?? null, envelope?.billing.disposition === 'debited' ? 1 : 0);
@@ -367,6 +387,7 @@ export class VerifyService {
     this.abort.abort();
     await Promise.allSettled([...this.inFlight.values()]);
     await this.releasePending();
+    await this.evidence.flush();
     if (this.ownKeeper) await this.keeper.stop();
   }
 

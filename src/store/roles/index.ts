@@ -34,6 +34,7 @@ import { usersRole } from './users.js';
 import { webhooksRole } from './webhooks/webhooks.js';
 import { proberRepliesRole } from './prober-replies.js';
 import { policiesRole } from './policies.js';
+import { evidenceRole } from './evidence.js';
 import { feedbackRole } from './feedback/feedback.js';
 
 export interface DialectOwned {
@@ -79,6 +80,7 @@ export function assembleBackend(db: Db, parts: DialectParts, own: DialectOwned):
     proberReplies: proberRepliesRole(db),
     policies: policiesRole(db),
     feedback: feedbackRole(db),
+    evidence: evidenceRole(db),
     migrate: () => db.migrate(),
     async ping() {
       await db.get('SELECT 1');

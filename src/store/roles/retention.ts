@@ -59,6 +59,7 @@ export function retentionRole(db: Db, purgeEngineState: () => Promise<void>): Re
         const expired = await db.all<{ id: string }>('SELECT id FROM requests WHERE retention_expires_at IS NOT NULL AND retention_expires_at <= ? LIMIT ?', [now, 100]);
         for (const { id } of expired) {
           await inChunks(chunk, () => db.write((tx) => Promise.resolve(tx.run('DELETE FROM items WHERE id IN (SELECT id FROM items WHERE request_id = ? LIMIT ?)', [id, chunk]))));
+          await purgeRequestEvidence(db, id, chunk, inChunks);
           requests += await db.write((tx) => Promise.resolve(tx.run('DELETE FROM requests WHERE id = ?', [id])));
           await yieldToLoop();
         }
@@ -68,6 +69,17 @@ export function retentionRole(db: Db, purgeEngineState: () => Promise<void>): Re
         db.write((tx) =>
           Promise.resolve(
             tx.run("DELETE FROM verifications WHERE id IN (SELECT id FROM verifications WHERE state <> 'running' AND finished_at <= ? LIMIT ?)", [
+              addDays(now, -verificationRetentionDays),
+              chunk,
+            ]),
+          ),
+        ),
+      );
+      // A single check's evidence goes when its verification does (same cutoff).
+      await inChunks(chunk, () =>
+        db.write((tx) =>
+          Promise.resolve(
+            tx.run("DELETE FROM check_evidence WHERE (check_id, email) IN (SELECT check_id, email FROM check_evidence WHERE kind = 'check' AND recorded_at <= ? LIMIT ?)", [
               addDays(now, -verificationRetentionDays),
               chunk,
             ]),
@@ -103,6 +115,15 @@ export function retentionRole(db: Db, purgeEngineState: () => Promise<void>): Re
       return { requests, verifications, idempotencyRecords, failedLists, signInFailures, feedbackEvents };
     },
   };
+}
+
+/** A batch's evidence (docs/evidence.md) goes with its items. */
+function purgeRequestEvidence(db: Db, requestId: string, chunk: number, inChunks: (chunk: number, step: () => Promise<number>) => Promise<number>): Promise<number> {
+  return inChunks(chunk, () =>
+    db.write((tx) =>
+      Promise.resolve(tx.run("DELETE FROM check_evidence WHERE (check_id, email) IN (SELECT check_id, email FROM check_evidence WHERE check_id = ? AND kind = 'item' LIMIT ?)", [requestId, chunk])),
+    ),
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Turning service results into the wire shapes of docs/interface-spec.md §2. */
 import type { BatchRequestView, ResultRow } from '../store/roles/batches/batch-records.js';
-import type { VerificationRecord } from '../store/store.js';
+import type { VerificationRecord } from '../store/roles/verifications.js';
 import { pendingEnvelope } from '../service/checks/envelopes.js';
 import { flagsOf } from '../service/batches/results-service.js';
 

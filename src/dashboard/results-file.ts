@@ -15,7 +15,7 @@ import { createTableWriter, openTable, summariseResult, writeJoinedTable } from 
 import type { OpenedTable, ResultSummary, RowSet, TableLayout, TableLimits } from '../files/index.js';
 import type { TableRow } from '../files/table-row.js';
 import type { BatchesRole } from '../store/roles/batches/batches.js';
-import type { ListFilesRole } from '../store/backend.js';
+import type { ListFilesRole } from '../store/roles/list-files.js';
 import type { StoredLayout } from '../service/lists/list-uploads.js';
 
 const PAGE = 1_000;

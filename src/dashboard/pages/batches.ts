@@ -9,7 +9,7 @@ import { uploadForm } from './lists.js';
 import { decisionText, verdictText } from '../explain.js';
 import { explainAddressForm } from './batch-address.js';
 import type { BatchCost } from '../../service/batches/batch-cost.js';
-import type { ListOverview } from '../../store/owner-records.js';
+import type { ListOverview } from '../../store/roles/list-files.js';
 import type { RequestSummary, VerdictCount } from '../../store/roles/account-views.js';
 import type { ApiKeyRecord } from '../../store/roles/key-management.js';
 import type { BatchRequestView } from '../../store/roles/batches/batch-records.js';

@@ -2,8 +2,8 @@
 import { html } from 'ghtml';
 import { count, csrfField, when } from '../layout.js';
 import type { PageContext } from '../layout.js';
-import type { BadRow, ListFile, ListOverview } from '../../store/owner-records.js';
-import type { ListRecord } from '../../store/store.js';
+import type { BadRow, ListFile, ListOverview } from '../../store/roles/list-files.js';
+import type { ListRecord } from '../../store/roles/lists.js';
 
 const ACCEPT = '.csv,.tsv,.txt,.xlsx,text/csv,text/tab-separated-values,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 

@@ -9,9 +9,8 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { parseAddress } from '../../core/syntax/address.js';
-import type { ListsRole } from '../../store/backend.js';
+import type { ListRecord, ListsRole } from '../../store/roles/lists.js';
 import type { KeyMode } from '../../store/api-keys.js';
-import type { ListRecord } from '../../store/store.js';
 
 export interface BatchCost {
   list: ListRecord;

@@ -13,9 +13,9 @@
  * written by this runner, and a chunk whose items are all lost stops probing.
  */
 import { randomUUID } from 'node:crypto';
-import type { ClaimedItem } from '../../store/store.js';
+import type { ClaimedItem, WorkQueueRole } from '../../store/roles/work-queue.js';
 import { toStoredResult } from '../../store/stored-result.js';
-import type { Backend, WorkQueueRole } from '../../store/backend.js';
+import type { Backend } from '../../store/backend.js';
 import type { BatchesRole } from '../../store/roles/batches/batches.js';
 import type { PoliciesRole } from '../../store/roles/policies.js';
 import type { LeasesRole } from '../../store/roles/leases.js';

@@ -9,9 +9,8 @@
 import { parseAddress } from '../../core/syntax/address.js';
 import { invalidAddressMessage } from '../../core/syntax/problems.js';
 import type { AuthenticatedKey } from '../../store/api-keys.js';
-import type { StartVerificationOutcome, VerificationRecord } from '../../store/store.js';
+import type { StartVerificationOutcome, VerificationRecord, VerificationsRole } from '../../store/roles/verifications.js';
 import type { PoliciesRole } from '../../store/roles/policies.js';
-import type { VerificationsRole } from '../../store/backend.js';
 import { underAccountPolicy } from '../policy/apply-policy.js';
 import { toStoredResult } from '../../store/stored-result.js';
 import type { Refusal } from '../errors.js';

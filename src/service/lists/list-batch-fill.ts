@@ -10,7 +10,10 @@
  * lapsed (its process died) and resumes it where it stopped. A fill whose lease was lost stops.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Backend, ListBatchesRole, ListsRole, WorkQueueRole } from '../../store/backend.js';
+import type { Backend } from '../../store/backend.js';
+import type { ListBatchesRole } from '../../store/roles/list-batches.js';
+import type { ListsRole } from '../../store/roles/lists.js';
+import type { WorkQueueRole } from '../../store/roles/work-queue.js';
 import type { LeaseGrant } from '../../store/roles/leases.js';
 import type { LeasesRole } from '../../store/roles/leases.js';
 import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';

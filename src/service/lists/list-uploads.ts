@@ -13,11 +13,10 @@
  * stored copy, skipping the entries already in the list: the file is read the same way every
  * time, so they are its first entries.
  */
-import type { ListFilesRole, ListsRole } from '../../store/backend.js';
+import type { BadRow, ColumnChoice, ListFilesRole } from '../../store/roles/list-files.js';
+import type { ListRecord, ListsRole } from '../../store/roles/lists.js';
 import type { Logger } from '../../logger.js';
 import { silentLogger } from '../../logger.js';
-import type { BadRow, ColumnChoice } from '../../store/owner-records.js';
-import type { ListRecord } from '../../store/store.js';
 import type { LapsedImport } from '../../store/roles/lease-kinds.js';
 import type { LeasesRole } from '../../store/roles/leases.js';
 import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';

@@ -5,7 +5,7 @@
  */
 import type { BulkWrites } from '../roles/dialect-parts.js';
 import { HISTORY_UPSERT } from '../roles/history.js';
-import type { HistoryRow } from '../roles/history.js';
+import type { HistoryRow } from '../roles/dialect-parts.js';
 
 /** Rows per INSERT of a new request's items or a list's entries: bounds one statement's parameters. */
 const CHUNK = 5_000;

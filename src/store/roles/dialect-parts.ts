@@ -1,14 +1,29 @@
 /**
- * Roles: work queue, ledger, verifications, batches, lists (what each dialect writes its own way). What each dialect writes its own way, behind the shared transaction scripts: the claim query
+ * What each dialect writes its own way, behind the shared transaction scripts: the claim query
  * (src/store/{sqlite,postgres}/claim.ts) and the bulk writes (…/bulk-writes.ts), where
  * PostgreSQL sends one statement over arrays and SQLite runs a cached statement per row. Each
  * function runs inside the caller's transaction and decides nothing: the scripts decide.
  */
 import type { PublicVerdict } from '../../core/types.js';
 import type { Awaitable, Tx } from '../sql.js';
-import type { ClaimInput, ClaimedItem } from '../store.js';
-import type { HistoryKey, HistoryRow } from './history.js';
+import type { ClaimedItem, ClaimInput } from './work-queue.js';
 import type { ItemBilling } from '../billing-rules.js';
+
+/** An address's history, as the dialects lock it for a transaction's checks (roles/history.ts). */
+export interface HistoryKey {
+  accountId: string;
+  email: string;
+}
+
+/** A row of `address_history`. */
+export interface HistoryRow {
+  account_id: string;
+  email: string;
+  checks: number;
+  first_checked_at: string;
+  last_checked_at: string;
+  last_verdict: string | null;
+}
 
 export interface LedgerRow {
   accountId: string;

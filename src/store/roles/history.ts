@@ -8,27 +8,13 @@
 import type { AddressHistory, PublicVerdict } from '../../core/types.js';
 import type { Awaitable, Tx } from '../sql.js';
 import type { StoredResult } from '../stored-result.js';
-import type { BulkWrites } from './dialect-parts.js';
+import type { BulkWrites, HistoryKey, HistoryRow } from './dialect-parts.js';
 import { nextHistory } from '../billing-rules.js';
 import { NO_FEEDBACK } from '../../core/feedback-verdict.js';
-
-export interface HistoryKey {
-  accountId: string;
-  email: string;
-}
 
 /** The one upsert formula, appended by each dialect's bulk write to its INSERT of (…, checks = checks added, …). */
 export const HISTORY_UPSERT = `ON CONFLICT (account_id, email) DO UPDATE SET checks = address_history.checks + excluded.checks,
   last_checked_at = excluded.last_checked_at, last_verdict = excluded.last_verdict`;
-
-export interface HistoryRow {
-  account_id: string;
-  email: string;
-  checks: number;
-  first_checked_at: string;
-  last_checked_at: string;
-  last_verdict: string | null;
-}
 
 const keyOf = (k: HistoryKey) => `${k.accountId}\n${k.email}`;
 

@@ -13,7 +13,7 @@ import type { EngineStateRole } from './engine-state.js';
 import type { KeyManagementRole } from './key-management.js';
 import type { RateLimitsRole } from './rate-limits.js';
 import type { Db } from '../sql.js';
-import type { ClaimedItem } from '../store.js';
+import type { ClaimedItem } from './work-queue.js';
 import type { WakeUps } from '../../queue/queue.js';
 import { accountsRole } from './accounts.js';
 import { batchesRole } from './batches/batches.js';

@@ -6,14 +6,12 @@
  * over these descriptions (leases.ts); batch items are taken by the claim of each dialect
  * (src/store/{sqlite,postgres}/claim.ts), which also takes their lapsed leases.
  */
-import type { VerificationRow } from '../rows.js';
-import { toVerificationRecord } from '../rows.js';
+import type { VerificationRecord, VerificationRow } from './verifications.js';
+import { failLocked, toVerificationRecord } from './verifications.js';
 import { list } from '../sql.js';
 import type { Param, Tx } from '../sql.js';
-import type { VerificationRecord } from '../store.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { RESUMABLE_IMPORT } from './list-files.js';
-import { failLocked } from './verifications.js';
 
 /** The fill of a list batch, taken over where it stopped. */
 export interface LapsedFill {

@@ -11,13 +11,37 @@
  * stall cannot both write a chunk: a chunk is written only if the request's position is still the
  * one it was read at.
  */
-import type { ListBatchesRole } from '../backend.js';
 import { list, Rollback } from '../sql.js';
 import type { Db } from '../sql.js';
 import type { StoredResult } from '../stored-result.js';
 import type { BulkWrites } from './dialect-parts.js';
 import { finalizeIfDone } from './batches/finalize.js';
 import { moveCredits } from './ledger.js';
+import type { NewBatchItem } from '../batch-request.js';
+
+/**
+ * Batches over stored lists (src/store/roles/list-batches.ts): the request is created at once by
+ * BatchesRole.create with its count and no items; its items are then copied from the list in
+ * bounded chunks, each its own transaction, under a lease (LeasesRole, kind `listFill`), so another
+ * process (or the next start) resumes a fill whose process died.
+ */
+export interface ListBatchesRole {
+  /**
+   * Writes the items of list positions [from, next): `items` are this chunk's unique entries;
+   * those already in the request (a duplicate of an earlier chunk) are skipped.
+   * `done` ends the fill and its lease (and finalizes the request if its items are all final). 'lost' when the
+   * fill is no longer at `from` (another process took it over): nothing was written.
+   */
+  writeFillChunk(input: {
+    requestId: string;
+    from: number;
+    next: number;
+    done: boolean;
+    items: readonly NewBatchItem[];
+    now: Date;
+    retentionDays: number;
+  }): Promise<'written' | 'lost'>;
+}
 
 interface FillRow {
   account_id: string;

@@ -4,10 +4,79 @@
  * again from them: kind `listImport` of lease-kinds.ts) and the rows they could not use.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { ListFilesRole } from '../backend.js';
-import type { BadRow, ColumnChoice, ListFile, ListOverview } from '../owner-records.js';
 import type { Db } from '../sql.js';
-import type { ListState } from '../store.js';
+import type { ListState } from './lists.js';
+import type { LeaseGrant } from './leases.js';
+
+/** The files lists were uploaded from (kept to write results back into them), and the rows they could not use. */
+export interface ListFilesRole {
+  attachFile(input: { listId: string; accountId: string; fileName: string; uploadedBy: string; now: Date }): Promise<void>;
+  /** Chunks are numbered from 0 in file order; `base64` is the chunk's bytes. */
+  appendFileChunk(listId: string, seq: number, base64: string): Promise<void>;
+  describeFile(listId: string, input: { sizeBytes: number; layoutJson: string | null; columnChoices: ColumnChoice[] | null }): Promise<void>;
+  /**
+   * Takes the pending column choice: true for the one caller that clears it (and starts the
+   * import, leased to it by `lease`), false when there was none (already chosen).
+   */
+  takeColumnChoice(accountId: string, listId: string, layoutJson: string, lease: LeaseGrant): Promise<boolean>;
+  /** Counts every bad row; keeps the first `keep` of a list in all. */
+  recordBadRows(listId: string, rows: readonly BadRow[], keep: number): Promise<void>;
+  recordImportError(listId: string, error: string, line: number | null): Promise<void>;
+  /** The file's bytes, chunk after chunk. */
+  readFile(listId: string): AsyncIterable<Buffer>;
+  /** Null for an unknown list, one of another account, or one not uploaded from a file. */
+  getFile(accountId: string, listId: string): Promise<ListFile | null>;
+  badRows(listId: string, limit: number): Promise<BadRow[]>;
+  /** Newest first, with their files. */
+  listLists(accountId: string, limit: number): Promise<ListOverview[]>;
+  /** The list, its entries and its file; false for an unknown list or another account's. */
+  deleteList(accountId: string, listId: string): Promise<boolean>;
+}
+
+/** One column an owner can pick as the address column of an uploaded file. */
+export interface ColumnChoice {
+  /** 0-based. */
+  index: number;
+  /** The header cell, or "column N" when the file has no header. */
+  label: string;
+  /** A few cells of the column, to recognise it by. */
+  samples: string[];
+}
+
+/** The file a list was uploaded from. */
+export interface ListFile {
+  listId: string;
+  accountId: string;
+  fileName: string;
+  sizeBytes: number;
+  /** The layout the reader found (src/files), as JSON; null until the file's head was read. */
+  layoutJson: string | null;
+  /** Set while the owner has to pick the address column; null otherwise. */
+  columnChoices: ColumnChoice[] | null;
+  badRows: number;
+  /** Why the file could not be read, and where; null when it could. */
+  error: string | null;
+  errorLine: number | null;
+  uploadedBy: string;
+  createdAt: string;
+}
+
+/** A row of an uploaded file whose address cell is empty or not an address. */
+export interface BadRow {
+  line: number;
+  value: string;
+  problem: string;
+}
+
+/** A list with the file it came from, if any. */
+export interface ListOverview {
+  id: string;
+  name: string | null;
+  state: ListState;
+  entries: number;
+  createdAt: string;
+  file: ListFile | null;
+}
 
 interface ListFileRow {
   list_id: string;

@@ -10,13 +10,71 @@
  * most (lease-kinds.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { ListsRole } from '../backend.js';
-import { toList } from '../rows.js';
-import type { ListRow } from '../rows.js';
 import type { Db } from '../sql.js';
-import type { ListRecord } from '../store.js';
 import type { LeaseGrant } from './leases.js';
 import type { BulkWrites } from './dialect-parts.js';
+
+/** Stored lists (`presend lists import`, `POST /v1/requests {listId}`). */
+export interface ListsRole {
+  /** `lease`: the importing process's lease (renewed by its keeper, LeasesRole); without one the list is never failed as lapsed. */
+  createList(input: { accountId: string; name: string | null; now: Date; lease?: LeaseGrant }): Promise<ListRecord>;
+  /**
+   * Appends a chunk; throws when the list is no longer importing. `at`: the position the chunk must start at — when another run has moved the
+   * list on or ended it meanwhile (an import taken over after a stall), it throws `ImportTakenOver`
+   * and appends nothing.
+   */
+  appendListEntries(listId: string, emails: readonly string[], at?: number): Promise<void>;
+  /** Ends an import still under way; a list already ended stays as it is (asked to fail: returned as it is; asked to be ready: throws). */
+  finishListImport(listId: string, state: 'ready' | 'failed'): Promise<ListRecord>;
+  /** Null for an unknown list or one of another account. */
+  getList(accountId: string, listId: string): Promise<ListRecord | null>;
+  /** The entries at positions [fromPosition, fromPosition + limit), in import order (a list's positions run 0 … entries − 1). */
+  readListSlice(listId: string, fromPosition: number, limit: number): Promise<Array<{ position: number; email: string }>>;
+  /**
+   * Imports a list: created `importing`, its entries appended chunk by chunk as they come, then
+   * `ready`. An empty import, one longer than `maxEntries`, or one whose entries fail to arrive,
+   * ends `failed` and throws `ListImportFailed` (src/store/roles/lists.ts) naming the list.
+   * `lease`: the importing process's lease, handed to its keeper by `onCreated`.
+   */
+  importList(input: {
+    accountId: string;
+    name: string | null;
+    now: Date;
+    entries: AsyncIterable<readonly string[]> | Iterable<readonly string[]>;
+    maxEntries?: number;
+    lease?: LeaseGrant;
+    onCreated?(list: ListRecord): void;
+  }): Promise<ListRecord>;
+}
+
+export type ListState = 'importing' | 'ready' | 'failed';
+
+export interface ListRecord {
+  id: string;
+  accountId: string;
+  name: string | null;
+  state: ListState;
+  entries: number;
+  createdAt: string;
+}
+
+export interface ListRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  state: ListState;
+  entries: number;
+  created_at: string;
+}
+
+export const toList = (r: ListRow): ListRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  name: r.name,
+  state: r.state,
+  entries: r.entries,
+  createdAt: r.created_at,
+});
 
 /** Entries appended per transaction by `importList`. */
 const IMPORT_CHUNK = 5_000;

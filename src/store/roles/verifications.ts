@@ -4,13 +4,9 @@
  * debit or release, address history, the stored result. Each is one transaction; a check
  * finished twice (a lease taken over from a slow process) is settled once.
  */
-import type { VerificationsRole } from '../backend.js';
 import { finalizeStoredResult, settle } from '../billing-rules.js';
-import { toVerificationRecord } from '../rows.js';
-import type { VerificationRow } from '../rows.js';
 import { Rollback } from '../sql.js';
 import type { Db, Tx } from '../sql.js';
-import type { StartVerificationOutcome, VerificationRecord } from '../store.js';
 import type { StoredResult } from '../stored-result.js';
 import { timeOrderedId } from '../time-ordered-id.js';
 import type { BulkWrites } from './dialect-parts.js';
@@ -18,6 +14,94 @@ import { openHistories } from './history.js';
 import { claimIdempotency, peekIdempotency, retargetIdempotency } from './idempotency.js';
 import { hold, moveCredits } from './ledger.js';
 import { announceAnsweredCheck, announceFailedCheck } from './webhooks/webhook-outbox.js';
+import type { LeaseGrant } from './leases.js';
+import type { IdempotencyClaim } from './idempotency.js';
+
+/** Single checks (`POST /v1/verify`): hold → debit or release, idempotent replay, leases. */
+export interface VerificationsRole {
+  /** Claims the idempotency key, checks and holds the credit, inserts the check: one transaction. */
+  start(input: StartVerificationInput): Promise<StartVerificationOutcome>;
+  /**
+   * Stores the result, fills `history` from the account's earlier checks of the address, and
+   * turns the hold into a debit (actionable verdict) or a release. Idempotent.
+   */
+  complete(input: { verificationId: string; result: StoredResult; now: Date }): Promise<VerificationRecord>;
+  /** Engine failure (a bug or outage): state failed, hold released. */
+  fail(input: { verificationId: string; now: Date }): Promise<VerificationRecord>;
+  get(accountId: string, verificationId: string): Promise<VerificationRecord | null>;
+  /** What `start` would say of a replay, read only: the check a live Idempotency-Key names, a mismatch, or null (start would create). */
+  findReplay(input: { accountId: string; idempotency: IdempotencyClaim; now: Date }): Promise<Extract<StartVerificationOutcome, { kind: 'replay' | 'idempotency_mismatch' }> | null>;
+  /**
+   * A caller was told the check goes on (202): resumed, not failed, if its process dies.
+   * `answeredAs`: the 202's requestId (the first one kept), repeated by its `verification.completed`
+   * event — written now if the check completed before this call (docs/webhooks.md).
+   */
+  markResumable(verificationId: string, answeredAs?: string): Promise<void>;
+}
+
+export type VerificationState = 'running' | 'completed' | 'failed';
+
+export interface VerificationRecord {
+  /** Also the `engineJobId` of a 202. */
+  id: string;
+  accountId: string;
+  email: string;
+  state: VerificationState;
+  billable: boolean;
+  createdAt: string;
+  /** Present once completed: the envelope as billed, with history filled in. */
+  result: StoredResult | null;
+}
+
+export interface StartVerificationInput {
+  accountId: string;
+  keyId: string;
+  email: string;
+  /** Live keys hold 1 credit while the check runs (402 if none is available); sandbox keys don't. */
+  billable: boolean;
+  idempotency: IdempotencyClaim;
+  now: Date;
+  /** The creating process's lease on the check: renewed by its keeper while it runs, taken over by another node after. */
+  lease: LeaseGrant;
+  /**
+   * A result already known at creation (the sandbox answers without waiting): the check is
+   * created completed, billed and recorded in the same transaction, as `completeVerification`
+   * would have done it a moment later.
+   */
+  result?: StoredResult;
+}
+
+export type StartVerificationOutcome =
+  | { kind: 'created'; verification: VerificationRecord }
+  | { kind: 'replay'; verification: VerificationRecord }
+  | { kind: 'idempotency_mismatch' }
+  | { kind: 'insufficient_credits'; available: number };
+
+export interface VerificationRow {
+  id: string;
+  account_id: string;
+  email: string;
+  state: VerificationState;
+  /** boolean on PostgreSQL, 0/1 on SQLite */
+  billable: boolean | number;
+  billing: string;
+  result_json: string | null;
+  created_at: string;
+  /** Its caller was answered 202 (boolean on PostgreSQL, 0/1 on SQLite). */
+  resumable?: boolean | number;
+  /** The requestId of the first 202 its caller got. */
+  answered_request_id?: string | null;
+}
+
+export const toVerificationRecord = (r: VerificationRow): VerificationRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  email: r.email,
+  state: r.state,
+  billable: r.billable === true || r.billable === 1,
+  createdAt: r.created_at,
+  result: r.result_json ? (JSON.parse(r.result_json) as StoredResult) : null,
+});
 
 async function load(tx: Tx, id: string, lock = false): Promise<VerificationRow | undefined> {
   return tx.get<VerificationRow>(`SELECT * FROM verifications WHERE id = ?${lock ? tx.dialect.forUpdate() : ''}`, [id]);

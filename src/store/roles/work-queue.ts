@@ -4,11 +4,55 @@
  * lease lapsed; renewing and handing them back is the leases role's (kind `item`, leases.ts). Wake-ups (`WakeUps`) only tell idle
  * workers to claim now rather than at their next poll.
  */
-import type { WorkQueueRole } from '../backend.js';
 import type { Db } from '../sql.js';
-import type { ClaimedItem } from '../store.js';
 import type { DialectParts } from './dialect-parts.js';
 import type { WakeUps } from '../../queue/queue.js';
+
+/**
+ * The work queue of batch items: the claim that leases them, plus wake-ups so an idle worker
+ * hears of new work at once instead of at its next poll. Their leases are renewed and handed back
+ * through LeasesRole (kind `item`).
+ */
+export interface WorkQueueRole {
+  /**
+   * Leases up to `limit` items: pending ones (oldest request first, whole domains so one SMTP
+   * session serves many), greylisted ones whose recheck is due (affinity first), and claimed
+   * ones whose lease expired (a crashed worker). Moves their requests to `running`.
+   */
+  claim(input: ClaimInput): Promise<ClaimedItem[]>;
+  /** Items not yet final over all requests (metrics). */
+  depth(): Promise<number>;
+  /** A request with open items was created: wake the idle workers. */
+  publish(requestId: string): Promise<void>;
+  /** Resolves when work may be available: a publish, `maxWaitMs` elapsed, or `signal` aborted. */
+  waitForWork(signal: AbortSignal, maxWaitMs: number): Promise<void>;
+}
+
+/** An item handed to a worker under a lease. */
+export interface ClaimedItem {
+  itemId: number;
+  requestId: string;
+  accountId: string;
+  email: string;
+  domain: string;
+  sandbox: boolean;
+  /** How many times the item has been claimed before (crash/lease-expiry retries). */
+  attempts: number;
+  /** How many greylisting rechecks already happened. */
+  rechecks: number;
+}
+
+export interface ClaimInput {
+  /** Lease owner: unique per worker instance (process). */
+  owner: string;
+  /** Affinity name (same egress host): a greylisted item is rechecked by this worker first. */
+  affinity: string;
+  now: Date;
+  leaseMs: number;
+  limit: number;
+  /** A greylisted item whose affinity worker has not come back within this long goes to anyone. */
+  affinityGraceMs: number;
+}
 
 export function workQueueRole(db: Db, parts: DialectParts, wakeUps: WakeUps): WorkQueueRole {
   return {

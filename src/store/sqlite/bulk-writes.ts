@@ -6,7 +6,7 @@
  */
 import type { BulkWrites } from '../roles/dialect-parts.js';
 import { HISTORY_UPSERT } from '../roles/history.js';
-import type { HistoryRow } from '../roles/history.js';
+import type { HistoryRow } from '../roles/dialect-parts.js';
 import type { Param, Tx } from '../sql.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 

@@ -7,7 +7,7 @@
  */
 import { list } from '../sql.js';
 import type { Tx } from '../sql.js';
-import type { ClaimInput, ClaimedItem } from '../store.js';
+import type { ClaimedItem, ClaimInput } from '../roles/work-queue.js';
 import { toClaimedItems } from '../roles/index.js';
 
 /** Open requests looked at per claim, oldest first. */

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../sql.js';
 import { timeOrderedId } from '../../time-ordered-id.js';
 import type { StoredResult } from '../../stored-result.js';
-import type { VerificationRecord } from '../../store.js';
+import type { VerificationRecord } from '../verifications.js';
 import { verificationEventPayload, verificationFailedPayload } from './webhook-records.js';
 import type { WebhookEventType } from './webhook-records.js';
 

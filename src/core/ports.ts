@@ -5,8 +5,7 @@
  * patching modules, and the PostgreSQL deployment can share limits and caches across workers.
  */
 import type { EngineResult, PublicVerdict } from './types.js';
-import type { EgressStats } from './egress/route-health.js';
-import type { RoutePause } from './egress/route-health.js';
+import type { EgressStats, RoutePause } from './egress/route-pause.js';
 
 export interface Clock {
   now(): Date;

@@ -3,7 +3,7 @@
  * a SQLite store hands it (one process probes there); PostgreSQL's is src/store/postgres/route-pauses.ts.
  */
 import type { RoutePauses } from '../ports.js';
-import type { RoutePause } from './route-health.js';
+import type { RoutePause } from './route-pause.js';
 
 export function createMemoryRoutePauses(): RoutePauses {
   const records = new Map<string, RoutePause>();

@@ -16,6 +16,7 @@
 import type { RoutePauses } from '../ports.js';
 import type { EgressRoute } from './egress-routes.js';
 import { createMemoryRoutePauses } from './memory-route-pauses.js';
+import type { RoutePause } from './route-pause.js';
 
 export interface RouteHealthOptions {
   now: () => number;
@@ -30,15 +31,6 @@ export interface RouteHealthOptions {
 }
 
 export type RoutePick = { kind: 'route'; route: EgressRoute } | { kind: 'all_paused'; retryAt: number };
-
-export interface RoutePause {
-  route: string;
-  family: string;
-  until: number;
-  /** Blocks in a row that set this pause. */
-  strikes: number;
-  reason: string;
-}
 
 const DEFAULT_FIRST_PAUSE_MS = 10 * 60 * 1000;
 const DEFAULT_MAX_PAUSE_MS = 6 * 60 * 60 * 1000;
@@ -176,11 +168,4 @@ export class RouteHealth {
     const now = this.options.now();
     return [...this.known.values()].filter((p) => p.until > now);
   }
-}
-
-/** What /metrics shows of the pool (routed-dispatcher.ts fills it; declared here, below the dispatchers, so the engine's ports can name it). */
-export interface EgressStats {
-  probes: Array<{ route: string; count: number }>;
-  blocks: Array<{ route: string; family: string; count: number }>;
-  paused: RoutePause[];
 }

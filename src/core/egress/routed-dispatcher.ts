@@ -18,9 +18,9 @@ import type { ProbeTarget } from '../smtp/host-queue.js';
 import type { SessionFailure } from '../smtp/session.js';
 import type { EgressRoute } from './egress-routes.js';
 import { ipBlockSignal } from './ip-block-signal.js';
-import type { EgressStats, RouteHealth } from './route-health.js';
+import type { RouteHealth } from './route-health.js';
+import type { EgressStats } from './route-pause.js';
 
-export type { EgressStats } from './route-health.js';
 
 export type ProbeDispatcher = Pick<MxDispatcher, 'probe' | 'probeEach' | 'warm' | 'close'>;
 

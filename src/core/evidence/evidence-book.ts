@@ -8,7 +8,8 @@
 import { classifyRcptReply } from '../replies/classify-by-table.js';
 import type { ProbeOutcome } from '../smtp/dispatcher.js';
 import type { EvidenceCatchAll } from './evidence.js';
-import { CheckEvidence } from './recorder.js';
+import { CheckEvidence, shortReply } from './recorder.js';
+import type { Evidence } from './evidence.js';
 
 const MAX_DOMAINS = 10_000;
 
@@ -59,7 +60,41 @@ export class EvidenceBook {
   /** An address's probe ended: its deciding reply, and the catch-all answer when its acceptance leaned on one. */
   concluded(evidence: CheckEvidence | undefined, domain: string, outcome: ProbeOutcome, catchAll: boolean | null): void {
     if (!evidence) return;
-    evidence.probed(outcome);
+    evidence.concluded(decidingReply(outcome), describeOutcome(outcome));
     if (outcome.kind === 'reply' && classifyRcptReply(outcome.reply).class === 'accepted') evidence.catchAllSeen(this.catchAllFor(domain, catchAll, evidence.started));
+  }
+}
+
+/** The reply that decided a probe, with the reply-table row that read it; null when none did. */
+function decidingReply(outcome: ProbeOutcome): Evidence['decidedBy'] {
+  if (outcome.kind === 'reply') {
+    const judged = classifyRcptReply(outcome.reply);
+    return { step: 'rcpt', host: outcome.host, reply: shortReply(outcome.reply), rule: { id: judged.rule, class: judged.class, source: judged.source } };
+  }
+  if (outcome.kind === 'mail_rejected') return { step: 'mail', host: outcome.host, reply: shortReply(outcome.reply), rule: null };
+  return null;
+}
+
+/** What ended a probe that no reply decided, in a few words. */
+function describeOutcome(outcome: ProbeOutcome): string {
+  switch (outcome.kind) {
+    case 'reply':
+      return `answered at RCPT by ${outcome.host ?? 'the MX host'}`;
+    case 'mail_rejected':
+      return `MAIL FROM refused by ${outcome.host ?? 'the MX host'}`;
+    case 'failure':
+      return `${outcome.failure.kind} at ${outcome.failure.step}: ${outcome.failure.detail}`;
+    case 'host_throttled':
+      return `the host kept throttling us: ${outcome.detail}`;
+    case 'utf8_unsupported':
+      return 'the server does not offer SMTPUTF8, which this address needs';
+    case 'private_mx_refused':
+      return 'every MX host resolves to a private address: not probed';
+    case 'mx_unresolvable':
+      return `the MX hosts have no address: ${outcome.detail}`;
+    case 'mx_dns_failure':
+      return `the MX hosts could not be resolved (${outcome.failure}): ${outcome.detail}`;
+    case 'aborted':
+      return 'the check was stopped before the server answered';
   }
 }

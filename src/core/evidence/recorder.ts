@@ -5,9 +5,7 @@
  * engine adds the DNS facts, the catch-all probe and the outcome. The engine creates one per
  * check only when asked (VerifyOptions.explain).
  */
-import { classifyRcptReply } from '../replies/classify-by-table.js';
 import type { MailHosts } from '../dns/mail-hosts.js';
-import type { ProbeOutcome } from '../smtp/dispatcher.js';
 import type { SmtpReply } from '../replies/parse.js';
 import type { EngineResult } from '../types.js';
 import { EVIDENCE_LIMITS, type Evidence, type EvidenceCatchAll, type EvidenceFact, type EvidenceLine, type EvidenceMxHost } from './evidence.js';
@@ -40,31 +38,7 @@ export function replyText(reply: SmtpReply): string {
   return reply.lines.length > 1 ? `${first} (+${reply.lines.length - 1} lines)` : first;
 }
 
-const shortReply = (reply: SmtpReply): { code: number; text: string } => ({ code: reply.code, text: clip(reply.text, EVIDENCE_LIMITS.maxLineChars) });
-
-/** What ended a probe that no reply decided, in a few words. */
-function describeOutcome(outcome: ProbeOutcome): string {
-  switch (outcome.kind) {
-    case 'reply':
-      return `answered at RCPT by ${outcome.host ?? 'the MX host'}`;
-    case 'mail_rejected':
-      return `MAIL FROM refused by ${outcome.host ?? 'the MX host'}`;
-    case 'failure':
-      return `${outcome.failure.kind} at ${outcome.failure.step}: ${outcome.failure.detail}`;
-    case 'host_throttled':
-      return `the host kept throttling us: ${outcome.detail}`;
-    case 'utf8_unsupported':
-      return 'the server does not offer SMTPUTF8, which this address needs';
-    case 'private_mx_refused':
-      return 'every MX host resolves to a private address: not probed';
-    case 'mx_unresolvable':
-      return `the MX hosts have no address: ${outcome.detail}`;
-    case 'mx_dns_failure':
-      return `the MX hosts could not be resolved (${outcome.failure}): ${outcome.detail}`;
-    case 'aborted':
-      return 'the check was stopped before the server answered';
-  }
-}
+export const shortReply = (reply: SmtpReply): { code: number; text: string } => ({ code: reply.code, text: clip(reply.text, EVIDENCE_LIMITS.maxLineChars) });
 
 export class CheckEvidence implements EvidenceRecorder {
   private readonly startedAt: number;
@@ -132,15 +106,10 @@ export class CheckEvidence implements EvidenceRecorder {
     this.catchAll = catchAll;
   }
 
-  /** The probe's outcome: the reply that decided (and the reply-table row that read it), or what ended it. */
-  probed(outcome: ProbeOutcome): void {
-    if (outcome.kind === 'reply') {
-      const judged = classifyRcptReply(outcome.reply);
-      this.decidedBy = { step: 'rcpt', host: outcome.host, reply: shortReply(outcome.reply), rule: { id: judged.rule, class: judged.class, source: judged.source } };
-    } else if (outcome.kind === 'mail_rejected') {
-      this.decidedBy = { step: 'mail', host: outcome.host, reply: shortReply(outcome.reply), rule: null };
-    }
-    this.outcome = describeOutcome(outcome);
+  /** The probe's outcome (worded by evidence-book.ts): the reply that decided, with the reply-table row that read it, or what ended it. */
+  concluded(decidedBy: Evidence['decidedBy'], outcome: string): void {
+    this.decidedBy = decidedBy;
+    this.outcome = outcome;
   }
 
   /** The evidence, once the result is known. */

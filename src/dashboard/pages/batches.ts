@@ -8,6 +8,7 @@ import { batchRows } from './overview.js';
 import { uploadForm } from './lists.js';
 import { decisionText, verdictText } from '../explain.js';
 import { explainAddressForm } from './batch-address.js';
+import { keyOption } from './key-option.js';
 import type { BatchCost } from '../../service/batches/batch-cost.js';
 import type { ListOverview } from '../../store/roles/list-files.js';
 import type { RequestSummary, VerdictCount } from '../../store/roles/account-views.js';
@@ -15,10 +16,6 @@ import type { ApiKeyRecord } from '../../store/roles/key-management.js';
 import type { BatchRequestView } from '../../store/roles/batches/batch-records.js';
 import type { CreditBalance } from '../../store/roles/ledger.js';
 import type { Counters } from '../../store/batch-request.js';
-
-export function keyOption(k: ApiKeyRecord, selected: boolean): string {
-  return html`<option value="${k.id}"!${selected ? ' selected' : ''}>${k.mode === 'test' ? 'Sandbox' : 'Live'} key ${k.displayPrefix}…${k.label ? ` (${k.label})` : ''}</option>`;
-}
 
 function startForms(ctx: PageContext, lists: readonly ListOverview[], keys: readonly ApiKeyRecord[], maxUploadMb: number): string {
   const ready = lists.filter((l) => l.state === 'ready');

@@ -2,7 +2,7 @@
 import { html } from 'ghtml';
 import { csrfField } from '../layout.js';
 import type { PageContext } from '../layout.js';
-import { keyOption } from './batches.js';
+import { keyOption } from './key-option.js';
 import { decisionText, reasonText, verdictText } from '../explain.js';
 import type { ApiKeyRecord } from '../../store/roles/key-management.js';
 import type { PresendEnvelope } from '../../core/types.js';

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LeasesRole } from '../../store/roles/leases.js';
 import type { LeaseId, LeaseKind, TakeableKind, Taken } from '../../store/roles/lease-kinds.js';
-import type { LeaseGrant } from '../../store/roles/leases.js';
+import type { LeaseGrant } from '../../store/roles/lease-grant.js';
 import type { Logger } from '../../logger.js';
 
 /** The keeper's clock and its one repeating timer. */

@@ -14,7 +14,7 @@ import type { Backend } from '../../store/backend.js';
 import type { ListBatchesRole } from '../../store/roles/list-batches.js';
 import type { ListsRole } from '../../store/roles/lists.js';
 import type { WorkQueueRole } from '../../store/roles/work-queue.js';
-import type { LeaseGrant } from '../../store/roles/leases.js';
+import type { LeaseGrant } from '../../store/roles/lease-grant.js';
 import type { LeasesRole } from '../../store/roles/leases.js';
 import { LeaseKeeper, systemClock } from '../leases/lease-keeper.js';
 import type { PresendConfig } from '../../config.js';

@@ -6,7 +6,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { SmtpSessionStats } from '../engines/session-stats.js';
-import type { EgressStats } from '../../core/egress/routed-dispatcher.js';
+import type { EgressStats } from '../../core/egress/route-pause.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 

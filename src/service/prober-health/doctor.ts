@@ -17,7 +17,7 @@ import { talkToCanary, type CanaryTarget } from './canary.js';
 import { failed, healthExitCode, warned, overallHealth, type HealthCheck, type OverallHealth } from './health-check.js';
 import { replyHistoryChecks } from './reply-history.js';
 import { routePauseCheck } from './route-pause-checks.js';
-import type { RoutePause } from '../../core/egress/route-health.js';
+import type { RoutePause } from '../../core/egress/route-pause.js';
 import { resolverCheck } from './resolver-check.js';
 import { blocklistChecks, heloResolvesCheck, learnEgress, port25Check, ptrChecks, shownProxy, type EgressRoute } from './route-checks.js';
 import { senderDomainCheck, senderDomainOf, spfCheck } from './sender-checks.js';

@@ -4,7 +4,7 @@
  * worker keeps them on PostgreSQL; a SQLite store's pauses live in the one serving process and
  * show on its /metrics (`presend_egress_paused_until_seconds`) instead.
  */
-import type { RoutePause } from '../../core/egress/route-health.js';
+import type { RoutePause } from '../../core/egress/route-pause.js';
 import { passed, warned, type HealthCheck } from './health-check.js';
 
 /** "microsoft until 2026-11-28T10:20:00Z (microsoft-banned-ip, 2 blocks in a row)". */

@@ -9,7 +9,7 @@
  * read, and a block still pauses the route in this worker: heard as a warning, never a failed probe.
  */
 import type pg from 'pg';
-import type { RoutePause } from '../../core/egress/route-health.js';
+import type { RoutePause } from '../../core/egress/route-pause.js';
 import type { RoutePauses } from '../../core/ports.js';
 import type { Logger } from '../../logger.js';
 

@@ -6,7 +6,7 @@
  */
 import type { PublicVerdict } from '../../core/types.js';
 import type { Awaitable, Tx } from '../sql.js';
-import type { ClaimedItem, ClaimInput } from './work-queue.js';
+import type { DialectClaim } from './work-queue.js';
 import type { ItemBilling } from '../billing-rules.js';
 
 /** An address's history, as the dialects lock it for a transaction's checks (roles/history.ts). */
@@ -92,12 +92,8 @@ export interface BulkWrites {
   finalizeItems(tx: Tx, items: readonly FinalItemWrite[]): Awaitable<Array<{ id: string; final_count: number; open_count: number }>>;
 }
 
-export interface DialectParts {
+export interface DialectParts extends DialectClaim {
   bulk: BulkWrites;
-  /** The claim of src/store/backend.ts WorkQueueRole.claim, inside a write transaction. */
-  claim(tx: Tx, input: ClaimInput): Promise<ClaimedItem[]>;
-  /** Items one claim transaction takes at most (a worker's claim of more takes several). */
-  claimPerWrite: number;
   /** Batch item results gathered into one write transaction at most (src/store/roles/batches/item-results.ts). */
   resultsPerWrite: number;
 }

@@ -14,13 +14,6 @@ import type { BulkWrites } from './dialect-parts.js';
 import { leaseTables } from './lease-kinds.js';
 import type { LeaseId, LeaseKind, LeaseTable, TakeableKind, Taken } from './lease-kinds.js';
 
-/** A lease as it is granted with the work it covers (a check started, a list created, …). */
-export interface LeaseGrant {
-  /** The lease keeper of the process that holds it (src/service/leases/lease-keeper.ts). */
-  owner: string;
-  until: Date;
-}
-
 export interface LeasesRole {
   /** Extends the leases `owner` holds to `until`; returns the ids it no longer holds (taken over, ended, or finished). */
   renew<K extends LeaseKind>(kind: K, owner: string, ids: ReadonlyArray<LeaseId<K>>, until: Date): Promise<Array<LeaseId<K>>>;

@@ -6,7 +6,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db } from '../sql.js';
 import type { ListState } from './lists.js';
-import type { LeaseGrant } from './leases.js';
+import type { LeaseGrant } from './lease-grant.js';
 
 /** The files lists were uploaded from (kept to write results back into them), and the rows they could not use. */
 export interface ListFilesRole {

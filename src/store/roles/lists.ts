@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../sql.js';
-import type { LeaseGrant } from './leases.js';
+import type { LeaseGrant } from './lease-grant.js';
 import type { BulkWrites } from './dialect-parts.js';
 
 /** Stored lists (`presend lists import`, `POST /v1/requests {listId}`). */

@@ -14,7 +14,7 @@ import { openHistories } from './history.js';
 import { claimIdempotency, peekIdempotency, retargetIdempotency } from './idempotency.js';
 import { hold, moveCredits } from './ledger.js';
 import { announceAnsweredCheck, announceFailedCheck } from './webhooks/webhook-outbox.js';
-import type { LeaseGrant } from './leases.js';
+import type { LeaseGrant } from './lease-grant.js';
 import type { IdempotencyClaim } from './idempotency.js';
 
 /** Single checks (`POST /v1/verify`): hold → debit or release, idempotent replay, leases. */

@@ -4,8 +4,7 @@
  * lease lapsed; renewing and handing them back is the leases role's (kind `item`, leases.ts). Wake-ups (`WakeUps`) only tell idle
  * workers to claim now rather than at their next poll.
  */
-import type { Db } from '../sql.js';
-import type { DialectParts } from './dialect-parts.js';
+import type { Db, Tx } from '../sql.js';
 import type { WakeUps } from '../../queue/queue.js';
 
 /**
@@ -54,7 +53,15 @@ export interface ClaimInput {
   affinityGraceMs: number;
 }
 
-export function workQueueRole(db: Db, parts: DialectParts, wakeUps: WakeUps): WorkQueueRole {
+/** The claim query, each dialect's own ({sqlite,postgres}/claim.ts), as the dialect parts (dialect-parts.ts) carry it. */
+export interface DialectClaim {
+  /** WorkQueueRole.claim inside a write transaction. */
+  claim(tx: Tx, input: ClaimInput): Promise<ClaimedItem[]>;
+  /** Items one claim transaction takes at most (a worker's claim of more takes several). */
+  claimPerWrite: number;
+}
+
+export function workQueueRole(db: Db, parts: DialectClaim, wakeUps: WakeUps): WorkQueueRole {
   return {
     // In slices of at most `claimPerWrite` items, each its own transaction (on SQLite each runs on
     // the event loop); the slices continue in the claim's own order, so together they take what one would.

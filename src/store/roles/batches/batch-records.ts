@@ -5,7 +5,7 @@
 import type { PublicVerdict } from '../../../core/types.js';
 import type { StoredResult } from '../../stored-result.js';
 import type { IdempotencyClaim } from '../idempotency.js';
-import type { LeaseGrant } from '../leases.js';
+import type { LeaseGrant } from '../lease-grant.js';
 import type { Counters, Finalization, NewBatchItem, RequestMode, RequestState } from '../../batch-request.js';
 
 export interface CreateBatchInput {

@@ -16,7 +16,7 @@ import type { FeedbackEvent, FeedbackKind } from '../../../feedback/events.js';
 import { feedbackKey } from './feedback-records.js';
 import type { AddressRecord, FeedbackImport, FeedbackLookup, FeedbackSourceStatus, RecordFeedbackInput, RecordFeedbackOutcome } from './feedback-records.js';
 import { timeOrderedId } from '../../time-ordered-id.js';
-import type { LeaseGrant } from '../leases.js';
+import type { LeaseGrant } from '../lease-grant.js';
 
 /**
  * Send feedback (docs/feedback.md): bounces, deliveries and complaints an account reports about

@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../sql.js';
 import { timeOrderedId } from '../../time-ordered-id.js';
 import type { StoredResult } from '../../stored-result.js';
-import type { VerificationRecord } from '../verifications.js';
 import { verificationEventPayload, verificationFailedPayload } from './webhook-records.js';
 import type { WebhookEventType } from './webhook-records.js';
 
@@ -52,14 +51,17 @@ export async function insertDelivery(tx: Tx, eventId: string, endpointId: string
   return id;
 }
 
+/** What the events of a single check name of it (a VerificationRecord has these, roles/verifications.ts). */
+export type AnnouncedCheck = { id: string; accountId: string; email: string; billable: boolean };
+
 /** `verification.completed` for a check whose caller was answered 202 (`requestId`: that 202's; once per check: its id is the subject). */
-export async function announceAnsweredCheck(tx: Tx, check: VerificationRecord, requestId: string | null, result: StoredResult, now: Date): Promise<void> {
+export async function announceAnsweredCheck(tx: Tx, check: AnnouncedCheck, requestId: string | null, result: StoredResult, now: Date): Promise<void> {
   const payload = verificationEventPayload({ engineJobId: check.id, requestId, email: check.email, sandbox: !check.billable, result, at: now });
   await enqueueWebhookEvent(tx, { accountId: check.accountId, type: 'verification.completed', subject: check.id, payload, now });
 }
 
 /** `verification.failed` for a check whose caller was answered 202 and that ended failed instead (once per check, as above). */
-export async function announceFailedCheck(tx: Tx, check: VerificationRecord, requestId: string | null, now: Date): Promise<void> {
+export async function announceFailedCheck(tx: Tx, check: AnnouncedCheck, requestId: string | null, now: Date): Promise<void> {
   const payload = verificationFailedPayload({ engineJobId: check.id, requestId, email: check.email, sandbox: !check.billable, at: now });
   await enqueueWebhookEvent(tx, { accountId: check.accountId, type: 'verification.failed', subject: check.id, payload, now });
 }

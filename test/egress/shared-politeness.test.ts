@@ -44,7 +44,7 @@ describeOnEveryBackend('politeness budgets kept by the store', (backend) => {
           gate.admit('a', 'mx.shared.test', 'rcpt').then((a) => {
             assert.equal(a, 'go');
             granted++;
-            left[g]--;
+            left[g] = (left[g] ?? 0) - 1;
           }),
         ),
       );

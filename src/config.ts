@@ -76,6 +76,14 @@ export interface PresendConfig extends EngineSettings {
    * of waiting on (PRESEND_HOST_THROTTLE_BOUND_MS).
    */
   hostThrottleBoundMs: number;
+  /**
+   * Per-route politeness (issue 22, src/core/egress/polite-gate.ts): new SMTP sessions and RCPTs
+   * per minute that one MX host sees from one egress route, evenly spaced and summed over every
+   * worker on PostgreSQL (PRESEND_EGRESS_SESSIONS_PER_MINUTE_PER_HOST,
+   * PRESEND_EGRESS_RCPTS_PER_MINUTE_PER_HOST); 0: no limit, the default.
+   */
+  egressSessionsPerMinutePerHost: number;
+  egressRcptsPerMinutePerHost: number;
   /** Default token bucket per key: sustained requests/s and burst. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
@@ -407,6 +415,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<PresendCon
     apiKey: env.PRESEND_API_KEY?.trim() || null,
     maxSessionsPerMx: parseIntVar(env, 'PRESEND_MAX_SESSIONS_PER_MX', 10, 1, 100),
     hostThrottleBoundMs: parseIntVar(env, 'PRESEND_HOST_THROTTLE_BOUND_MS', 180_000, 1_000, 3_600_000),
+    egressSessionsPerMinutePerHost: parseIntVar(env, 'PRESEND_EGRESS_SESSIONS_PER_MINUTE_PER_HOST', 0, 0, 100_000),
+    egressRcptsPerMinutePerHost: parseIntVar(env, 'PRESEND_EGRESS_RCPTS_PER_MINUTE_PER_HOST', 0, 0, 100_000),
     smtpTimeoutMs: parseIntVar(env, 'PRESEND_SMTP_TIMEOUT_MS', 10_000, 100, 300_000),
     dnsTimeoutMs: parseIntVar(env, 'PRESEND_DNS_TIMEOUT_MS', 5_000, 50, 60_000),
     rateLimitPerSecond: parseIntVar(env, 'PRESEND_RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),

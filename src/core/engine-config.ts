@@ -103,6 +103,13 @@ export interface EngineTuning {
   /** Egress pool: first pause of a route a provider refuses, doubled per block in a row up to egressMaxPauseMs (egress/route-health.ts). */
   egressFirstPauseMs: number;
   egressMaxPauseMs: number;
+  /**
+   * Per-route politeness (egress/polite-gate.ts): new sessions and RCPTs per minute that one MX
+   * host sees from one egress route, summed over every worker on PostgreSQL; 0: no limit (the
+   * default). PRESEND_EGRESS_SESSIONS_PER_MINUTE_PER_HOST, PRESEND_EGRESS_RCPTS_PER_MINUTE_PER_HOST.
+   */
+  egressSessionsPerMinutePerHost: number;
+  egressRcptsPerMinutePerHost: number;
 }
 
 export function resolveTuning(config: EngineConfig): EngineTuning {
@@ -132,5 +139,7 @@ export function resolveTuning(config: EngineConfig): EngineTuning {
     maxChecksPerMxHost: Math.max(1, config.maxChecksPerMxHost ?? 100),
     egressFirstPauseMs: config.egressFirstPauseMs ?? 10 * 60_000,
     egressMaxPauseMs: config.egressMaxPauseMs ?? 6 * 3_600_000,
+    egressSessionsPerMinutePerHost: Math.max(0, config.egressSessionsPerMinutePerHost ?? 0),
+    egressRcptsPerMinutePerHost: Math.max(0, config.egressRcptsPerMinutePerHost ?? 0),
   };
 }

@@ -11,8 +11,9 @@ import { resolveTuning, type EngineConfig, type EngineTuning } from './engine-co
 import { cachedFact, createMemoryFactsCache, SingleFlight } from './facts-cache.js';
 import { HostBudget } from './host-budget.js';
 import { createMemorySessionLimiter } from './limiter.js';
-import { systemClock, type Clock, type FactsCache, type OperatorLists, type RoutePauses, type SessionLimiter } from './ports.js';
-import { createProbeDispatcher, type ProbeIdentity } from './probe-dispatcher.js';
+import { systemClock, type Clock, type FactsCache, type OperatorLists, type PolitenessBudget, type RoutePauses, type SessionLimiter, type WaitClock } from './ports.js';
+import { createProbeDispatcher, politeGateOf, type ProbeIdentity } from './probe-dispatcher.js';
+import type { PoliteGate } from './egress/polite-gate.js';
 import type { ProbeDispatcher } from './egress/routed-dispatcher.js';
 import { HostLearning } from './smtp/host-profile.js';
 import { EvidenceBook } from './evidence/evidence-book.js';
@@ -29,6 +30,10 @@ export interface EngineDeps {
   lists?: OperatorLists;
   /** Where the egress pool keeps its route pauses (shared by every worker on PostgreSQL); default: this process's memory. */
   routePauses?: RoutePauses;
+  /** Where the per-route politeness budgets are kept (shared by every worker on PostgreSQL); default: this process's memory. */
+  politeness?: PolitenessBudget;
+  /** The time the politeness gate waits on; default: `clock` and its timers (tests move their own). */
+  politenessClock?: WaitClock;
 }
 
 export interface EngineParts {
@@ -47,6 +52,8 @@ export interface EngineParts {
   /** The operator-wide lists, none or one (per-call lists come in VerifyOptions). */
   readonly operatorLists: readonly OperatorLists[];
   readonly dispatcher: ProbeDispatcher;
+  /** Per-route politeness (egress/polite-gate.ts); null when no budget is set. */
+  readonly politeGate: PoliteGate | null;
   /** close() was called: checks not under way end aborted. */
   closed: boolean;
   /** A domain's MX set, cached in the FactsCache (a failure for less long). */
@@ -98,6 +105,13 @@ export function wireEngine(config: EngineConfig, deps: EngineDeps): EngineParts 
     return family;
   };
 
+  const optional = {
+    ...(deps.routePauses ? { routePauses: deps.routePauses } : {}),
+    ...(deps.politeness ? { politeness: deps.politeness } : {}),
+    ...(deps.politenessClock ? { politenessClock: deps.politenessClock } : {}),
+  };
+  const politeGate = politeGateOf({ tuning, clock, ...optional });
+
   return {
     config,
     tuning,
@@ -107,7 +121,8 @@ export function wireEngine(config: EngineConfig, deps: EngineDeps): EngineParts 
     hostBudget: new HostBudget(tuning.maxChecksPerMxHost),
     identity,
     operatorLists: deps.lists ? [deps.lists] : [],
-    dispatcher: createProbeDispatcher({ config, tuning, identity, clock, limiter, hostAddresses, learning, ...(deps.routePauses ? { routePauses: deps.routePauses } : {}) }),
+    dispatcher: createProbeDispatcher({ config, tuning, identity, clock, limiter, hostAddresses, learning, ...optional }, politeGate),
+    politeGate,
     closed: false,
     book: new EvidenceBook(() => clock.now().getTime()),
     mailHosts,

@@ -27,6 +27,7 @@ export type { AddressParse, ParsedAddress, SyntaxError } from './syntax/address.
 export { createMemorySessionLimiter } from './limiter.js';
 export { createMemoryFactsCache } from './facts-cache.js';
 export { createMemoryRoutePauses } from './egress/memory-route-pauses.js';
+export { createMemoryPolitenessBudget } from './egress/memory-politeness-budget.js';
 export { createDnsClient } from './dns/resolver.js';
 export type { DnsClient, DnsAnswer, DnsFailure } from './dns/resolver.js';
 export { classify } from './classify-finding.js';
@@ -40,5 +41,5 @@ export { syntaxRejection } from './syntax-rejection.js';
 export { isPrivateAddress } from './dns/address-safety.js';
 export { familyOfHost, providerFamily } from './domain/provider-family.js';
 export { systemClock } from './ports.js';
-export type { Clock, Engine, FactsCache, OperatorLists, RoutePauses, SessionLimiter, VerifyOptions, VerdictOf } from './ports.js';
+export type { Clock, Engine, FactsCache, OperatorLists, PolitenessBudget, PolitenessKind, RoutePauses, SessionLimiter, VerifyOptions, VerdictOf, WaitClock } from './ports.js';
 export * from './types.js';

@@ -46,6 +46,30 @@ export interface RoutePauses {
   forgetLapsed(route: string, scope: string, nowMs: number): Promise<void>;
 }
 
+/** What a politeness token pays for: opening an SMTP session, or sending one RCPT (egress/politeness.ts). */
+export type PolitenessKind = 'session' | 'rcpt';
+
+/**
+ * Where the egress politeness budgets are kept (issue 22): a token bucket per route × MX host ×
+ * kind, refilled at `perMinute` and holding one token, so what one host sees from one route is
+ * evenly spaced. In process memory when one process probes (SQLite), a row per bucket on
+ * PostgreSQL, so every worker spends from the same budget. Takes one token, or says how long
+ * until one is there; the waiting is the engine's (egress/polite-gate.ts).
+ */
+export interface PolitenessBudget {
+  take(input: { route: string; host: string; kind: PolitenessKind; perMinute: number; nowMs: number }): Promise<{ granted: boolean; retryAfterMs: number }>;
+}
+
+/**
+ * The time the politeness gate reads and waits on: the engine's clock and timers by default; a
+ * test moves its own, so a minute's budget is spent without a minute's wait.
+ */
+export interface WaitClock {
+  now(): number;
+  /** Resolves after `ms` of this clock's time, or at once when `signal` aborts (never rejects). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
 /**
  * Per-account and operator lists that turn an address into SPAMTRAP, BLACKLISTED or
  * UNDELIVERABLE_BOUNCED before any probe (docs/design.md §5).
@@ -84,8 +108,16 @@ export interface Engine {
   immediate?(address: string): EngineResult | null;
   /** The egress pool's recipients per route, blocks and pauses (several PRESEND_EGRESS routes); null with one route. */
   egressStats?(): EgressStats | null;
+  /** Waits for the politeness budgets per route and kind; null when no budget is set. */
+  politenessStats?(): PolitenessStats | null;
   close(): Promise<void>;
 }
 
 /** Verdict lookup for simulated truth (mail world) and sandbox keys. */
 export type VerdictOf = (email: string) => PublicVerdict;
+
+/** What /metrics shows: waits per route and kind, and recipients that ended `host_throttled` for it. */
+export interface PolitenessStats {
+  waits: Array<{ route: string; kind: PolitenessKind; count: number }>;
+  tooLong: Array<{ route: string; count: number }>;
+}

@@ -38,6 +38,7 @@ export function createEngine(config: EngineConfig, deps: EngineDeps = {}): Engin
   return {
     verify: (address, options) => verifyOne(parts, address, options),
     egressStats: () => (parts.dispatcher instanceof RoutedDispatcher ? parts.dispatcher.stats() : null),
+    politenessStats: () => parts.politeGate?.stats() ?? null,
     async verifyMany(addresses, onResult, options) {
       // The fast path covers the common batch, aborts included (the batch worker always passes
       // a signal); lists and a missing identity go the general way, one address at a time

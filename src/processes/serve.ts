@@ -85,6 +85,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     queueDepth: () => backend.work.depth(),
     ...(engines.smtpSessions ? { smtpSessions: engines.smtpSessions } : {}),
     ...(engines.live.egressStats ? { egress: () => engines.live.egressStats?.() ?? null } : {}),
+    ...(engines.live.politenessStats ? { politeness: () => engines.live.politenessStats?.() ?? null } : {}),
   });
   let shuttingDown = false;
   // The one keeper of this process's leases: checks, the embedded worker's items, list fills and

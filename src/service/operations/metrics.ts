@@ -7,6 +7,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { SmtpSessionStats } from '../engines/session-stats.js';
 import type { EgressStats } from '../../core/egress/route-pause.js';
+import type { PolitenessStats } from '../../core/ports.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -17,6 +18,8 @@ export interface MetricsSources {
   smtpSessions?: SmtpSessionStats;
   /** The live engine's egress pool (several PRESEND_EGRESS routes); null or absent with one route. */
   egress?: () => EgressStats | null;
+  /** The live engine's per-route politeness waits (PRESEND_EGRESS_*_PER_MINUTE_PER_HOST); null or absent when no budget is set. */
+  politeness?: () => PolitenessStats | null;
 }
 
 export class Metrics {
@@ -47,7 +50,7 @@ export class Metrics {
   });
 
   constructor(sources: MetricsSources = {}) {
-    const { queueDepth, smtpSessions, egress } = sources;
+    const { queueDepth, smtpSessions, egress, politeness } = sources;
     new Gauge({
       name: 'presend_queue_depth',
       help: 'Batch items not yet final (all processes sharing the store).',
@@ -104,6 +107,28 @@ export class Metrics {
         collect() {
           this.reset();
           for (const pause of egress()?.paused ?? []) this.set({ route: pause.route, family: pause.family }, Math.round(pause.until / 1000));
+        },
+      });
+    }
+    if (politeness) {
+      new Counter({
+        name: 'presend_egress_politeness_waits_total',
+        help: "Recipients (kind rcpt) and sessions (kind session) that waited for a route's politeness budget of their MX host.",
+        labelNames: ['route', 'kind'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const { route, kind, count } of politeness()?.waits ?? []) this.inc({ route, kind }, count);
+        },
+      });
+      new Counter({
+        name: 'presend_egress_politeness_not_asked_total',
+        help: 'Recipients not asked because the politeness budget would have kept them waiting past PRESEND_HOST_THROTTLE_BOUND_MS (host_throttled, rechecked later).',
+        labelNames: ['route'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const { route, count } of politeness()?.tooLong ?? []) this.inc({ route }, count);
         },
       });
     }

@@ -3,7 +3,7 @@
  * engine's in-memory limiter and cache, PostgreSQL from postgres/limiter.ts and
  * postgres/facts-cache.ts.
  */
-import type { FactsCache, RoutePauses, SessionLimiter } from '../../core/ports.js';
+import type { FactsCache, PolitenessBudget, RoutePauses, SessionLimiter } from '../../core/ports.js';
 
 /**
  * The engine's shared state (src/core/ports.ts): per-MX session slots and domain facts. In one
@@ -15,5 +15,7 @@ export interface EngineStateRole {
   cache: FactsCache;
   /** The egress pool's route pauses: this process's memory on SQLite, a table on PostgreSQL (shared by every worker). */
   routePauses: RoutePauses;
+  /** The egress routes' politeness budgets per MX host: this process's memory on SQLite, a table on PostgreSQL (shared by every worker). */
+  politeness: PolitenessBudget;
 }
 

@@ -4,7 +4,7 @@
  * serves a SQLite store); key lookups cached exactly; wake-ups within the process; WAL
  * checkpoints on a background thread for long-running processes.
  */
-import { createMemoryFactsCache, createMemoryRoutePauses, createMemorySessionLimiter, systemClock } from '../../core/index.js';
+import { createMemoryFactsCache, createMemoryPolitenessBudget, createMemoryRoutePauses, createMemorySessionLimiter, systemClock } from '../../core/index.js';
 import { EmbeddedWakeUps } from '../../queue/embedded.js';
 import type { Backend } from '../backend.js';
 import type { BackendConfig } from '../backend-config.js';
@@ -38,6 +38,7 @@ export function openSqliteBackend(databaseUrl: string, config: BackendConfig, op
         limiter: createMemorySessionLimiter(config.maxSessionsPerMx),
         cache: createMemoryFactsCache(systemClock),
         routePauses: createMemoryRoutePauses(),
+        politeness: createMemoryPolitenessBudget(),
       },
       wakeUps: new EmbeddedWakeUps(),
       purgeEngineState: async () => undefined, // in memory: entries expire on their own

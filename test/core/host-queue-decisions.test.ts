@@ -9,7 +9,7 @@ import { openFailureFate } from '../../src/core/smtp/open-failure.js';
 import { Entry, afterCut, afterUnusableHost, type HostResult, type PutBackRules } from '../../src/core/smtp/put-back.js';
 import { parseReplyText } from '../../src/core/replies/parse.js';
 import type { SessionFailure, TransactionResult } from '../../src/core/smtp/session.js';
-import { allowedSessions, fewerSessions, serverHasRoom, type SessionCounts } from '../../src/core/smtp/session-count.js';
+import { allowedSessions, fewerSessions, serverHasRoom, sessionsForPath, sessionsToStart, type SessionCounts } from '../../src/core/smtp/session-count.js';
 import { WaitingLine } from '../../src/core/smtp/waiting-line.js';
 
 const OK = parseReplyText('250 2.1.5 OK');
@@ -140,6 +140,17 @@ describe('sessions at once, the path, the back-off (session-count.ts, host-link.
     assert.equal(serverHasRoom(counts(2, 1), 3, 80, false), false);
     assert.equal(serverHasRoom(counts(2, 1), 3, 1, true), false);
     assert.equal(serverHasRoom(counts(2, 1), 3, null, false), true, 'unmeasured: near');
+  });
+
+  test('sessions to start: blind at first contact, then all the path and the MTA allow once the first session has measured them', () => {
+    // 400 recipients waiting, nothing known: two sessions (a near path assumed) under the first-contact three.
+    assert.equal(sessionsToStart(counts(0), 400, 4, sessionsForPath(0, false, 3), 3, null, false), 2);
+    // The first session opened: 80 ms round trip, Exim named (8 allowed). Two are open: six more now.
+    const exim = allowedSessions(counts(2), 8);
+    assert.equal(sessionsToStart(counts(2), 400, 4, sessionsForPath(80, false, exim), exim, 80, false), 6);
+    // A session that QUIT still counts at the server on a far path; a handful of recipients needs no more sessions.
+    assert.equal(sessionsToStart(counts(6, 1), 400, 4, 8, 8, 80, false), 1);
+    assert.equal(sessionsToStart(counts(2), 6, 4, 8, 8, 80, false), 0);
   });
 
   test("the path's round trip is the EHLO's, or the connect's where the greeting was held; both figures are smoothed", () => {

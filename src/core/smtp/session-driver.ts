@@ -3,12 +3,11 @@
  * next-group.ts and group-plan.ts), runs each as one pipelined transaction, and reads its
  * replies (group-replies.ts), putting back whom the host did not answer about (put-back.ts),
  * until the session should end. What the replies teach goes to the host's profile
- * (greeting-lessons.ts, transaction-lessons.ts).
+ * (transaction-lessons.ts; what the greeting taught was learnt when the session opened, host-queue.ts).
  */
 import { attributeGroup } from '../evidence/transcript.js';
 import { planGroup } from './group-plan.js';
 import { brokenGroupFate, perConnectionCapAt, readGroupReplies, sendableIn, splitByAnswer } from './group-replies.js';
-import { learnFromGreeting } from './greeting-lessons.js';
 import { hostPaused, rulesNow, type HostState } from './host-state.js';
 import { errorRoom, groupEndsSession, groupPlanInput, sessionRcptsLeft } from './next-group.js';
 import { afterCut, afterHostPause, afterRefusal, afterSilence, type Entry } from './put-back.js';
@@ -37,7 +36,6 @@ export async function serveSession(
   /** Recipients this session has carried (probes counted: a per-connection cap counts every RCPT). */
   let carried = 0;
   const maxTransactions = Math.min(settings.maxTransactionsPerSession, state.profile.transactions);
-  learnFromGreeting(state.learning, state.host, session);
   // One group per session when groups cannot be checked by a repeated EHLO, or the host's replies once fell out of step.
   const oneGroup = session.strict || !session.canVerifyWithEhlo;
   try {

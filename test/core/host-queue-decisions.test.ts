@@ -4,7 +4,7 @@ import { Backoff, backoffMs } from '../../src/core/smtp/backoff.js';
 import { brokenGroupFate, cutByHost, perConnectionCapAt, readGroupReplies, sendableIn, splitByAnswer, throttledFrom } from '../../src/core/smtp/group-replies.js';
 import { measuredLink, unmeasuredLink } from '../../src/core/smtp/host-link.js';
 import { HostLearning } from '../../src/core/smtp/host-profile.js';
-import { errorRoom, groupEndsSession, groupPlanInput, type GroupEnd, type GroupSituation } from '../../src/core/smtp/next-group.js';
+import { errorRoom, groupEndsSession, groupPlanInput, keepAliveAfter, onlyOneGroup, type GroupEnd, type GroupSituation } from '../../src/core/smtp/next-group.js';
 import { openFailureFate } from '../../src/core/smtp/open-failure.js';
 import { Entry, afterCut, afterUnusableHost, type HostResult, type PutBackRules } from '../../src/core/smtp/put-back.js';
 import { parseReplyText } from '../../src/core/replies/parse.js';
@@ -122,6 +122,22 @@ describe('a session that could not be opened (open-failure.ts)', () => {
     const answered = entries(1);
     afterUnusableHost(answered.list, FAILURE, false);
     assert.deepEqual(answered.results, [{ kind: 'final', outcome: { kind: 'failure', failure: FAILURE }, attempts: 1 }]);
+  });
+});
+
+describe('how a group leaves the session open (next-group.ts)', () => {
+  test('a pipelined group ends with EHLO, whose reply proves the order; a lockstep group needs no closing command', () => {
+    assert.equal(keepAliveAfter(true), 'ehlo');
+    assert.equal(keepAliveAfter(false), 'none');
+  });
+
+  test('one group per session only for a host once out of step, or pipelined groups no EHLO can close', () => {
+    const session = (strict: boolean, pipelined: boolean, canVerifyWithEhlo: boolean) => ({ strict, pipelined, canVerifyWithEhlo });
+    assert.equal(onlyOneGroup(session(true, false, true)), true, 'strict');
+    assert.equal(onlyOneGroup(session(false, true, false)), true);
+    assert.equal(onlyOneGroup(session(false, false, true)), false, 'no PIPELINING (OpenSMTPD): several lockstep groups');
+    assert.equal(onlyOneGroup(session(false, false, false)), false, 'HELO only: lockstep too');
+    assert.equal(onlyOneGroup(session(false, true, true)), false);
   });
 });
 

@@ -30,7 +30,7 @@ const TITLE = '9. Four real MTAs at 0 and 80 ms';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 /** The list at every server: 400 addresses over two domains, 25 % unknown (issue 20's Haraka figure). */
-const LIST = { perDomain: 200, unknownShare: 0.25, seed: 60 };
+export const LIST = { perDomain: 200, unknownShare: 0.25, seed: 60 };
 /** The npm verifiers may start checks for this long; what they finished is scored. */
 const OTHERS_BUDGET_MS = 45_000;
 /** `presend check` is stopped after this long (a result past it misses every target anyway). */
@@ -43,7 +43,7 @@ const HARAKA_TARGET_S = 200;
 /** Addresses in each of the two lists of the "100 %-unknown domain" comparison at Postfix. */
 const UNKNOWN_DOMAIN_SIZE = 100;
 
-interface Server {
+export interface Server {
   key: 'postfix' | 'exim' | 'opensmtpd' | 'haraka';
   /**
    * Checks at once for the npm verifiers (each an SMTP session): as many as the server lets one
@@ -57,7 +57,7 @@ interface Server {
   start: (ip: string, list: RealMtaList) => Promise<MtaBed>;
 }
 
-const SERVERS: Server[] = [
+export const SERVERS: Server[] = [
   // in_flow_delay off, as in benchmark 6 (bench/postfix.ts says why: a bed that never delivers runs out of inflow tokens).
   { key: 'postfix', lanes: 10, unavailable: postfixUnavailable, freshPerVerifier: false, start: (ip, list) => startPostfix({ ip, domains: list.domains, recipients: [...list.existing], mainCf: ['in_flow_delay = 0s'] }) },
   { key: 'exim', lanes: 10, unavailable: eximUnavailable, freshPerVerifier: false, start: (ip, list) => startExim({ ip, domains: list.domains, recipients: [...list.existing] }) },
@@ -74,10 +74,10 @@ interface Run extends Scored {
   karmaSessions: number | null;
 }
 
-/** `presend check --json` over `addresses` as a process; stopped after `capMs`. */
-async function presendCheck(addresses: readonly string[], env: Record<string, string>, capMs: number): Promise<CompareOutcome & { finished: boolean }> {
+/** `presend check --json` over `addresses` as a process (this tree's, or the `cli` given); stopped after `capMs`. */
+export async function presendCheck(addresses: readonly string[], env: Record<string, string>, capMs: number, cli = CLI): Promise<CompareOutcome & { finished: boolean }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'check', '--json', ...addresses], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'check', '--json', ...addresses], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr.resume();
@@ -91,7 +91,7 @@ async function presendCheck(addresses: readonly string[], env: Record<string, st
 }
 
 /** A bed, the relay on port 25 in front of it and the DNS that points the list there; `use` runs with them, then all stop. */
-async function withBed<T>(server: Server, ip: string, relayIp: string, rttMs: number, list: RealMtaList, use: (bed: MtaBed, env: Record<string, string>, dnsServer: string) => Promise<T>): Promise<T> {
+export async function withBed<T>(server: Server, ip: string, relayIp: string, rttMs: number, list: RealMtaList, use: (bed: MtaBed, env: Record<string, string>, dnsServer: string) => Promise<T>): Promise<T> {
   const bed = await server.start(ip, list);
   const relay = await startLatencyRelay({ ip: relayIp, port: 25, target: { host: bed.ip, port: bed.port }, oneWayMs: rttMs / 2 });
   const dns = await listDns(list, relayIp);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { planGroup, type GroupPlanInput } from '../../src/core/smtp/group-plan.js';
 import { HostLearning } from '../../src/core/smtp/host-profile.js';
 import { countsErrorsPerSession, serverFamilyOf } from '../../src/core/smtp/server-family.js';
-import { FIRST_CONTACT_SESSIONS, sessionCeiling, sessionsForPath } from '../../src/core/smtp/session-count.js';
+import { FIRST_CONTACT_SESSIONS, NO_CLIENT_LIMIT_CEILING, allowedSessions, sessionCeiling, sessionsForPath } from '../../src/core/smtp/session-count.js';
 
 /** A fresh session at a host never asked before: Postfix-like budget, Exim-like cap per message. */
 const FIRST: GroupPlanInput = {
@@ -97,11 +97,16 @@ describe('sessions sized to the path, under what the host allows (session-count.
     assert.equal(sessionsForPath(0.2, true, 3), 3);
   });
 
-  test('what each MTA allows a client by default; an unnamed server gets the first-contact three', () => {
+  test('what each MTA allows a client by default; OpenSMTPD keeps no limit; an unnamed server gets the first-contact three', () => {
     assert.deepEqual(
       (['postfix', 'exim', 'exchange', 'haraka', 'opensmtpd', 'sendmail', null] as const).map((family) => sessionCeiling(family)),
-      [40, 8, 8, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS],
+      [40, 8, 8, FIRST_CONTACT_SESSIONS, NO_CLIENT_LIMIT_CEILING, FIRST_CONTACT_SESSIONS, FIRST_CONTACT_SESSIONS],
     );
+  });
+
+  test('OpenSMTPD behind 80 ms gets the politeness cap, not the first-contact three', () => {
+    const allowed = allowedSessions({ open: 0, busy: 0, quitting: 0, target: 10 }, sessionCeiling('opensmtpd'));
+    assert.equal(sessionsForPath(80, false, allowed), 10);
   });
 });
 

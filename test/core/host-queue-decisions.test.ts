@@ -4,12 +4,12 @@ import { Backoff, backoffMs } from '../../src/core/smtp/backoff.js';
 import { brokenGroupFate, cutByHost, perConnectionCapAt, readGroupReplies, sendableIn, splitByAnswer, throttledFrom } from '../../src/core/smtp/group-replies.js';
 import { measuredLink, unmeasuredLink } from '../../src/core/smtp/host-link.js';
 import { HostLearning } from '../../src/core/smtp/host-profile.js';
-import { errorRoom, groupEndsSession, groupPlanInput, type GroupEnd, type GroupSituation } from '../../src/core/smtp/next-group.js';
+import { errorRoom, groupEndsSession, groupPlanInput, keepAliveAfter, onlyOneGroup, type GroupEnd, type GroupSituation } from '../../src/core/smtp/next-group.js';
 import { openFailureFate } from '../../src/core/smtp/open-failure.js';
 import { Entry, afterCut, afterUnusableHost, type HostResult, type PutBackRules } from '../../src/core/smtp/put-back.js';
 import { parseReplyText } from '../../src/core/replies/parse.js';
 import type { SessionFailure, TransactionResult } from '../../src/core/smtp/session.js';
-import { allowedSessions, fewerSessions, serverHasRoom, type SessionCounts } from '../../src/core/smtp/session-count.js';
+import { allowedSessions, fewerSessions, serverHasRoom, sessionsForPath, sessionsToStart, type SessionCounts } from '../../src/core/smtp/session-count.js';
 import { WaitingLine } from '../../src/core/smtp/waiting-line.js';
 
 const OK = parseReplyText('250 2.1.5 OK');
@@ -125,6 +125,22 @@ describe('a session that could not be opened (open-failure.ts)', () => {
   });
 });
 
+describe('how a group leaves the session open (next-group.ts)', () => {
+  test('a pipelined group ends with EHLO, whose reply proves the order; a lockstep group needs no closing command', () => {
+    assert.equal(keepAliveAfter(true), 'ehlo');
+    assert.equal(keepAliveAfter(false), 'none');
+  });
+
+  test('one group per session only for a host once out of step, or pipelined groups no EHLO can close', () => {
+    const session = (strict: boolean, pipelined: boolean, canVerifyWithEhlo: boolean) => ({ strict, pipelined, canVerifyWithEhlo });
+    assert.equal(onlyOneGroup(session(true, false, true)), true, 'strict');
+    assert.equal(onlyOneGroup(session(false, true, false)), true);
+    assert.equal(onlyOneGroup(session(false, false, true)), false, 'no PIPELINING (OpenSMTPD): several lockstep groups');
+    assert.equal(onlyOneGroup(session(false, false, false)), false, 'HELO only: lockstep too');
+    assert.equal(onlyOneGroup(session(false, true, true)), false);
+  });
+});
+
 describe('sessions at once, the path, the back-off (session-count.ts, host-link.ts, backoff.ts)', () => {
   const counts = (open: number, quitting = 0, target = 10): SessionCounts => ({ open, busy: 0, quitting, target });
 
@@ -140,6 +156,17 @@ describe('sessions at once, the path, the back-off (session-count.ts, host-link.
     assert.equal(serverHasRoom(counts(2, 1), 3, 80, false), false);
     assert.equal(serverHasRoom(counts(2, 1), 3, 1, true), false);
     assert.equal(serverHasRoom(counts(2, 1), 3, null, false), true, 'unmeasured: near');
+  });
+
+  test('sessions to start: blind at first contact, then all the path and the MTA allow once the first session has measured them', () => {
+    // 400 recipients waiting, nothing known: two sessions (a near path assumed) under the first-contact three.
+    assert.equal(sessionsToStart(counts(0), 400, 4, sessionsForPath(0, false, 3), 3, null, false), 2);
+    // The first session opened: 80 ms round trip, Exim named (8 allowed). Two are open: six more now.
+    const exim = allowedSessions(counts(2), 8);
+    assert.equal(sessionsToStart(counts(2), 400, 4, sessionsForPath(80, false, exim), exim, 80, false), 6);
+    // A session that QUIT still counts at the server on a far path; a handful of recipients needs no more sessions.
+    assert.equal(sessionsToStart(counts(6, 1), 400, 4, 8, 8, 80, false), 1);
+    assert.equal(sessionsToStart(counts(2), 6, 4, 8, 8, 80, false), 0);
   });
 
   test("the path's round trip is the EHLO's, or the connect's where the greeting was held; both figures are smoothed", () => {

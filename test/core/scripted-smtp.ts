@@ -10,6 +10,8 @@ export interface ScriptContext {
   session: number;
   /** RCPTs seen in the current transaction (reset by MAIL and RSET). */
   rcptsInTransaction: number;
+  /** Free for a script's own state within the session (e.g. whether it was greeted). */
+  greeted?: boolean;
 }
 
 /** A reply (CRLF added), a list of replies, or 'close' to drop the connection without a word. */

@@ -114,6 +114,25 @@ describe('probe session protocol corners', () => {
     assert.ok(server.sessions.slice(1).every((commands) => commands.filter((c) => c.startsWith('EHLO')).length <= 2), JSON.stringify(server.sessions));
   });
 
+  test('a server without PIPELINING that refuses a repeated EHLO (OpenSMTPD): one session asks in several lockstep groups, RSET between them, every answer kept', async (t) => {
+    // OpenSMTPD 6.8 answers a second EHLO "503 5.5.1 Invalid command: Already identified": a group
+    // ended by EHLO there was thrown away as out of step and the host marked strict.
+    const server = await startScriptedSmtp((line, ctx) => {
+      if (line.startsWith('EHLO')) return ctx.greeted ? '503 5.5.1 Invalid command: Already identified' : ((ctx.greeted = true), ['250-scripted.test', '250 SMTPUTF8']);
+      return defaultScript(line, ctx);
+    });
+    t.after(() => server.close());
+    const queue = scriptedQueue(t, server.port, { maxRcptsPerTransaction: 4 });
+    const recipients = Array.from({ length: 12 }, (_, i) => (i % 4 === 3 ? `unknown${i}@x.test` : `user${i}@x.test`));
+    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
+    assert.deepEqual(results.map(codeOf), recipients.map((r) => (r.startsWith('unknown') ? 550 : 250)));
+    assert.equal(server.sessions.length, 1, JSON.stringify(server.sessions));
+    const commands = server.sessions[0] ?? [];
+    assert.equal(commands.filter((c) => c.startsWith('EHLO')).length, 1, 'greeted once');
+    assert.equal(commands.filter((c) => c === 'RSET').length, 2, 'three groups of four, RSET between them');
+    assert.equal(commands.filter((c) => c.startsWith('RCPT')).length, recipients.length, 'each recipient asked once');
+  });
+
   test('groups the host cut after answering part of them are progress: they do not use up the refusal budget', async (t) => {
     // Two sessions in a row answer three RCPTs, then close with a 421 (a limit not yet learnt):
     // everyone in those groups is asked again. With one refusal allowed per recipient

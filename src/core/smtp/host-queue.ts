@@ -27,6 +27,7 @@
 import type { SessionLimiter } from '../ports.js';
 import { systemClock } from '../ports.js';
 import { Backoff } from './backoff.js';
+import { learnFromGreeting } from './greeting-lessons.js';
 import { measuredLink, unmeasuredLink } from './host-link.js';
 import type { HostLearning } from './host-profile.js';
 import { DEFAULT_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS, learningOfOwn, type HostQueueSettings } from './host-queue-settings.js';
@@ -34,7 +35,7 @@ import { allowed, fullTarget, rulesNow, useFewerSessions, wanted, type HostState
 import { openFailureFate } from './open-failure.js';
 import { Entry, afterHostPause, afterUnusableHost, type HostResultListener, type HostResult, type ProbeTarget } from './put-back.js';
 import { ProbeSession, type SessionFailure } from './session.js';
-import { serverHasRoom } from './session-count.js';
+import { sessionsToStart } from './session-count.js';
 import { serveSession } from './session-driver.js';
 import { WaitingLine } from './waiting-line.js';
 import { noteOpenFailure } from '../evidence/transcript.js';
@@ -119,8 +120,8 @@ export class HostQueue {
 
   private spawnUpTo(recipients: number, warm: boolean): void {
     const state = this.state;
-    const most = Math.min(wanted(state), Math.ceil(recipients / MIN_RECIPIENTS_PER_SESSION));
-    while (state.counts.open < most && serverHasRoom(state.counts, allowed(state), state.link.pathMs, state.profile.slowEveryReply)) {
+    const start = sessionsToStart(state.counts, recipients, MIN_RECIPIENTS_PER_SESSION, wanted(state), allowed(state), state.link.pathMs, state.profile.slowEveryReply);
+    for (let i = 0; i < start; i++) {
       state.counts.open++;
       const worker = this.work(warm).finally(() => this.workers.delete(worker));
       this.workers.add(worker);
@@ -138,7 +139,12 @@ export class HostQueue {
       if (state.closing || state.counts.open > wanted(state) || (!warm && state.line.length === 0)) return;
       release = await this.limiter.acquire(this.host);
       const session = await this.open(warm);
-      if (session) ({ farewell } = await serveSession(state, session, (failure) => this.openFailed(failure)));
+      if (session) {
+        // The opened session measured the path and named the MTA: more sessions may be worth having now.
+        learnFromGreeting(state.learning, this.host, session);
+        this.pump();
+        ({ farewell } = await serveSession(state, session, (failure) => this.openFailed(failure)));
+      }
     } finally {
       state.counts.open--;
       if (farewell) state.counts.quitting++;

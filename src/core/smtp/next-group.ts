@@ -69,3 +69,27 @@ export function groupEndsSession(end: GroupEnd): boolean {
   const greetingsLeft = end.greetingsLimit === null || end.greetings < end.greetingsLimit;
   return end.oneGroup || !greetingsLeft || end.lastTransaction || end.roomAfter < 1 || (end.rcptsLeftAfter !== null && end.rcptsLeftAfter < 1);
 }
+
+/**
+ * How a group that leaves the session open is closed. A pipelined group ends with EHLO: its
+ * multi-line reply, starting with the server's name, is one nothing else of the group resembles,
+ * so its arrival at its own place proves every reply before it in step (RSET's or NOOP's "250 Ok"
+ * would prove nothing beside RCPT's). A lockstep group — the server offers no PIPELINING — needs
+ * no closing command at all: each reply was read before the next command went out, and a reply
+ * waiting unasked is caught before each write; the next transaction starts with RSET (one line,
+ * one round trip, where the EHLO was one more round trip and, at OpenSMTPD, "503 5.5.1 Invalid
+ * command: Already identified": a repeated greeting is refused there).
+ */
+export function keepAliveAfter(pipelined: boolean): 'ehlo' | 'none' {
+  return pipelined ? 'ehlo' : 'none';
+}
+
+/**
+ * Whether a session may run only one group: its host's replies fell out of step once (strict:
+ * one command at a time, one group per session), or its groups are pipelined and cannot be
+ * closed by a repeated EHLO (the server answered HELO only). Lockstep groups need no closing
+ * command (keepAliveAfter), so a server without PIPELINING is asked in several groups.
+ */
+export function onlyOneGroup(session: { strict: boolean; pipelined: boolean; canVerifyWithEhlo: boolean }): boolean {
+  return session.strict || (session.pipelined && !session.canVerifyWithEhlo);
+}

@@ -13,6 +13,8 @@ import type { ServerFamily } from './server-family.js';
 
 /** Sessions at once at a host whose limit is not known: under Haraka's limit plugin as admins set it (3 per client). */
 export const FIRST_CONTACT_SESSIONS = 3;
+/** The ceiling of an MTA that keeps no per-client connection limit: as high as the politeness cap may go. */
+export const NO_CLIENT_LIMIT_CEILING = 100;
 /** Sessions on a near path (loopback, a LAN): two keep a host busy. */
 const NEAR_PATH_SESSIONS = 2;
 /** One more session for each this many milliseconds of round trip. */
@@ -23,7 +25,7 @@ const MS_PER_EXTRA_SESSION = 10;
  * we have sent QUIT on still counts at the server for a moment): Postfix
  * smtpd_client_connection_count_limit 50 (postconf(5)); Exchange MaxInboundConnectionPerSource
  * 20 (Set-ReceiveConnector); Exim smtp_accept_max 20 in all, where admins commonly set
- * smtp_accept_max_per_host 10; the others and unnamed servers the first-contact count.
+ * smtp_accept_max_per_host 10; OpenSMTPD none; the others and unnamed servers the first-contact count.
  */
 export function sessionCeiling(family: ServerFamily | null): number {
   switch (family) {
@@ -32,6 +34,12 @@ export function sessionCeiling(family: ServerFamily | null): number {
     case 'exchange':
     case 'exim':
       return 8;
+    case 'opensmtpd':
+      // No per-client connection limit at all (smtpd.conf(5) of 6.8 has only `smtp limit
+      // max-mails` 100 per session and `max-rcpt` 1000 per message): the politeness cap
+      // (PRESEND_MAX_SESSIONS_PER_MX, at most 100) alone decides. It offers no PIPELINING, so
+      // every RCPT costs a round trip and sessions at once are its only speed lever.
+      return NO_CLIENT_LIMIT_CEILING;
     default:
       return FIRST_CONTACT_SESSIONS;
   }
@@ -76,6 +84,21 @@ export function allowedSessions(counts: SessionCounts, ceiling: number): number 
 export function serverHasRoom(counts: SessionCounts, allowed: number, pathMs: number | null, slowEveryReply: boolean): boolean {
   const lingering = (pathMs ?? 0) >= FAR_PATH_MS || slowEveryReply ? counts.quitting : 0;
   return counts.open + lingering < allowed;
+}
+
+/**
+ * How many sessions to start now for `waiting` recipients (one per `perSession` of them at
+ * least): up to what the path makes worth having (`wanted`), while the server has room as it
+ * counts. Asked again whenever that may have grown — a recipient queued, a session over, and a
+ * session opened: the first session of a host measures its path and reads its MTA from the
+ * greeting (80 ms and Exim: 8 sessions where 2 were started blind), and waiting for the first
+ * session to end before using that would leave the host at two sessions for its whole first round.
+ */
+export function sessionsToStart(counts: SessionCounts, waiting: number, perSession: number, wanted: number, allowed: number, pathMs: number | null, slowEveryReply: boolean): number {
+  const most = Math.min(wanted, Math.ceil(waiting / Math.max(1, perSession)));
+  let start = 0;
+  while (counts.open + start < most && serverHasRoom({ ...counts, open: counts.open + start }, allowed, pathMs, slowEveryReply)) start++;
+  return start;
 }
 
 /** The host is busier than our sessions: one fewer at once than were open (or allowed) when it said so. */

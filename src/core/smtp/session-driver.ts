@@ -3,14 +3,13 @@
  * next-group.ts and group-plan.ts), runs each as one pipelined transaction, and reads its
  * replies (group-replies.ts), putting back whom the host did not answer about (put-back.ts),
  * until the session should end. What the replies teach goes to the host's profile
- * (greeting-lessons.ts, transaction-lessons.ts).
+ * (transaction-lessons.ts; what the greeting taught was learnt when the session opened, host-queue.ts).
  */
 import { attributeGroup } from '../evidence/transcript.js';
 import { planGroup } from './group-plan.js';
 import { brokenGroupFate, perConnectionCapAt, readGroupReplies, sendableIn, splitByAnswer } from './group-replies.js';
-import { learnFromGreeting } from './greeting-lessons.js';
 import { hostPaused, rulesNow, type HostState } from './host-state.js';
-import { errorRoom, groupEndsSession, groupPlanInput, sessionRcptsLeft } from './next-group.js';
+import { errorRoom, groupEndsSession, groupPlanInput, keepAliveAfter, onlyOneGroup, sessionRcptsLeft } from './next-group.js';
 import { afterCut, afterHostPause, afterRefusal, afterSilence, type Entry } from './put-back.js';
 import type { ProbeSession, SessionFailure } from './session.js';
 import { learnFromTransaction } from './transaction-lessons.js';
@@ -37,9 +36,8 @@ export async function serveSession(
   /** Recipients this session has carried (probes counted: a per-connection cap counts every RCPT). */
   let carried = 0;
   const maxTransactions = Math.min(settings.maxTransactionsPerSession, state.profile.transactions);
-  learnFromGreeting(state.learning, state.host, session);
-  // One group per session when groups cannot be checked by a repeated EHLO, or the host's replies once fell out of step.
-  const oneGroup = session.strict || !session.canVerifyWithEhlo;
+  // One group per session when the host's replies once fell out of step, or pipelined groups cannot be checked by a repeated EHLO.
+  const oneGroup = onlyOneGroup(session);
   try {
     while (after === 'open' && !state.closing && transactions < maxTransactions) {
       if (!session.usable) {
@@ -97,7 +95,7 @@ export async function serveSession(
   return { farewell };
 }
 
-/** One transaction for a chunk, ended by QUIT when `final`, else by EHLO; its replies count once the group ended in step. */
+/** One transaction for a chunk, ended by QUIT when `final`, else by EHLO when pipelined (nothing in lockstep); its replies count once the group ended in step. */
 async function runGroup(state: HostState, session: ProbeSession, batch: Entry[], final: boolean, carriedBefore: number): Promise<AfterGroup> {
   const { line, learning, host } = state;
   const sendable = sendableIn(batch, session.capabilities.smtputf8);
@@ -105,7 +103,7 @@ async function runGroup(state: HostState, session: ProbeSession, batch: Entry[],
   const result = await session.transaction(
     sendable.map((e) => e.target.recipient),
     sendable.some((e) => e.target.needsUtf8),
-    final ? 'quit' : 'ehlo',
+    final ? 'quit' : keepAliveAfter(session.pipelined),
   );
   attributeGroup(session.transcript, sendable.map((entry) => entry.target));
   // What the transaction teaches; a 421 with no error behind it asks for time.

@@ -86,7 +86,7 @@ export interface TransactionResult {
   rcpt: Array<SmtpReply | undefined>;
   /** Set when the session is no longer usable. */
   failure: SessionFailure | null;
-  /** The group's last command (QUIT or EHLO) was answered at its place: every reply of the group is in step. */
+  /** The group's last command (QUIT or EHLO) was answered at its place, or the group ran in lockstep: every reply of the group is in step. */
   verified: boolean;
   /** QUIT went with the group and was answered: the session is over. */
   closed: boolean;
@@ -436,7 +436,10 @@ export class ProbeSession {
         i = last - 1;
       }
     }
-    if (pipelined && this.reader.queued > 0) return this.fail(result, desynced('rcpt', 'more replies than commands'), true);
+    if (this.reader.queued > 0) return this.fail(result, desynced('rcpt', 'more replies than commands'), true);
+    // In lockstep each reply was read before the next command went out (and none was waiting
+    // unasked before each write): in step without a closing command (next-group.ts keepAliveAfter).
+    if (!pipelined && ender === 'none') result.verified = true;
     return result;
   }
 

@@ -171,8 +171,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A malformed percent-encoding or an over-long path parameter is no route of ours: 404, like any unknown path.
     frameworkErrors: (_err, request, reply) => sendError(request, reply, new ApiError('not_found')),
     genReqId: (req) => {
+      // Leading and trailing whitespace is no part of a field value (RFC 9110 §5.5); Node's parser
+      // does not strip it in every case (a fuzzed ' j' sometimes arrived as is), so it is cut here.
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+      const id = typeof given === 'string' ? given.trim() : '';
+      return SAFE_REQUEST_ID.test(id) ? id : randomUUID();
     },
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true },

@@ -89,7 +89,7 @@ describe('API fuzzing: meaning-level attacks', () => {
     const given = fc.oneof(
       fc.string({ unit: fc.constantFrom(...'abcXYZ019._:-'.split('')), minLength: 1, maxLength: 140 }),
       fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 200 }),
-      fc.constantFrom('', ' ', 'a b', '<script>', '{"level":60}', 'id\u00e9', 'x'.repeat(129)),
+      fc.constantFrom('', ' ', 'a b', ' j', ' 0 ', '<script>', '{"level":60}', 'id\u00e9', 'x'.repeat(129)),
     );
     await fc.assert(
       fc.asyncProperty(given, fc.constantFrom('/v1/requests/nope', '/nowhere', '/v1/verify'), async (requestId, path) => {

@@ -40,8 +40,9 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
+/** One admin connection; the timeout is generous because a loaded CI machine (two test files, Chromium, the real MTAs) once took over 3 s to connect. */
 async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15_000 });
   await client.connect();
   try {
     return await fn(client);

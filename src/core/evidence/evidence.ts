@@ -66,7 +66,7 @@ export interface EvidenceCatchAll {
   ageMs: number | null;
 }
 
-/** The reply-table row (src/core/reply-table.ts) that read the deciding reply. */
+/** The reply-table row (src/core/replies/table.ts) that read the deciding reply. */
 export interface EvidenceRule {
   id: string;
   class: RcptClass;

@@ -29,7 +29,7 @@ import { dashboardPlugin } from '../dashboard/plugin.js';
 import { OwnerAuth } from '../service/owners/owner-sign-in.js';
 import { KeyUsageRecorder } from '../service/keys/key-usage.js';
 import { ListUploads } from '../service/lists/list-uploads.js';
-import { WebhookSender } from '../service/webhooks/webhook-sender.js';
+import { WebhookSender, webhookSenderOptions } from '../service/webhooks/webhook-sender.js';
 import { feedbackRoutes } from '../api/feedback-routes.js';
 import { visitSubscribeUrl } from '../service/feedback/inbound-feedback.js';
 import { fetchSnsCertificate } from '../feedback/providers/sns.js';
@@ -189,15 +189,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 
   // Every serving node sends webhooks; the store's leases hand each delivery to one of them.
-  const webhooks = new WebhookSender({
-    webhooks: backend.webhooks,
-    allowPrivate: config.allowPrivateWebhooks,
-    timeoutMs: config.webhookTimeoutMs,
-    pollMs: config.webhookPollMs,
-    log: logger.child({ part: 'webhooks' }),
-    metrics,
-    now,
-  });
+  const webhooks = new WebhookSender({ ...webhookSenderOptions(config, backend.webhooks, logger.child({ part: 'webhooks' })), metrics, now });
 
   const housekeeping = async () => {
     try {

@@ -16,7 +16,7 @@ import { ListBatchFiller, listBatchFillerOptions } from '../service/lists/list-b
 import { loadEngines } from '../service/engines/load-engines.js';
 import { closeEngines } from '../service/engines/engines.js';
 import { ProberHealthMonitor } from '../service/prober-health/monitor.js';
-import { WebhookSender } from '../service/webhooks/webhook-sender.js';
+import { WebhookSender, webhookSenderOptions } from '../service/webhooks/webhook-sender.js';
 import { LeaseKeeper } from '../service/leases/lease-keeper.js';
 
 export interface RunningWorker {
@@ -38,13 +38,7 @@ export async function startWorker(config: PresendConfig, logger: Logger): Promis
   const filler = new ListBatchFiller(listBatchFillerOptions(config, backend, logger.child({ part: 'list-fill' }), undefined, keeper));
   filler.start();
   // Every process of the scale-out sends webhooks; the store's leases hand each delivery to one of them.
-  const webhooks = new WebhookSender({
-    webhooks: backend.webhooks,
-    allowPrivate: config.allowPrivateWebhooks,
-    timeoutMs: config.webhookTimeoutMs,
-    pollMs: config.webhookPollMs,
-    log: logger.child({ part: 'webhooks' }),
-  });
+  const webhooks = new WebhookSender(webhookSenderOptions(config, backend.webhooks, logger.child({ part: 'webhooks' })));
   webhooks.start();
   keeper.start();
   // The prober's cheap health checks in the start-up log (then again when what is wrong changes).

@@ -5,59 +5,25 @@
  * `webhook-id`, verified by the `standardwebhooks` package. Nothing is lost, and the receiver
  * de-duplicates on the id it saw twice.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshDatabase } from '../backends.js';
 import { startApiNode, startWorker } from './presend-process.js';
-import type { PresendProcess } from './presend-process.js';
-import { openBackend } from '../../src/store/open-backend.js';
-import type { Backend } from '../../src/store/backend.js';
-import { generateApiKey } from '../../src/service/keys/key-format.js';
-import { addEndpoint } from '../../src/service/webhooks/endpoints.js';
-import { startReceiver } from '../webhooks/receiver.js';
-import type { Receiver } from '../webhooks/receiver.js';
+import { accountWithEndpoint, webhookScale } from './webhook-scale.js';
 import { until } from '../until.js';
 
-const fresh = await freshDatabase();
-const skip = fresh.kind === 'skip' ? fresh.reason : false;
-
-let store: Backend | undefined;
-let receiver: Receiver | undefined;
-const processes: PresendProcess[] = [];
-
-before(async () => {
-  if (fresh.kind !== 'ready') return;
-  receiver = await startReceiver();
-  // Migrated here, before any node starts.
-  store = await openBackend(fresh.db.url);
-});
-after(async () => {
-  await Promise.allSettled(processes.map((p) => p.kill()));
-  await store?.close();
-  await receiver?.close();
-  if (fresh.kind === 'ready') await fresh.db.drop();
-});
+const scale = await webhookScale();
+const { skip, processes } = scale;
 
 test('a delivery whose node is killed mid-attempt is delivered by the other node, with the same webhook-id', { skip }, async () => {
-  assert.ok(fresh.kind === 'ready' && store && receiver);
-  const env: Record<string, string> = {
-    PRESEND_DATABASE_URL: fresh.db.url,
-    PRESEND_ALLOW_PRIVATE_WEBHOOKS: 'loopback',
+  const { store, receiver } = scale;
+  assert.ok(store && receiver);
+  const env = {
+    ...scale.env,
     PRESEND_WEBHOOK_POLL_MS: '50',
     // An attempt's deadline; a delivery's lease is twice that, so B takes over within seconds.
     PRESEND_WEBHOOK_TIMEOUT_MS: '2500',
-    PRESEND_WORKER_POLL_MS: '50',
-    PRESEND_DATABASE_POOL_SIZE: '3',
-    PRESEND_SHARED_POOL_SIZE: '2',
-    PRESEND_LOG_LEVEL: 'warn',
   };
-  const account = await store.accounts.createAccount({ name: 'hooks', credits: 0, now: new Date() });
-  assert.ok(account);
-  const key = generateApiKey('test');
-  await store.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
-  const added = await addEndpoint(store.webhooks, { accountId: account.id, url: `${receiver.url}/hooks`, events: [], description: null, allowPrivate: 'loopback', now: new Date() });
-  assert.ok(added.kind === 'done');
-  const { endpoint, secret } = added.value;
+  const { account, key, endpoint, secret } = await accountWithEndpoint(store, receiver, []);
 
   // Node A (API and webhook sender) and a batch worker; node B comes only after A is gone.
   let release = (): void => undefined;
@@ -89,7 +55,7 @@ test('a delivery whose node is killed mid-attempt is delivered by the other node
   assert.equal(second.body, first.body, 'the same event, byte for byte');
 
   const delivered = await until('the delivery is delivered', async () => {
-    const [d] = await store!.webhooks.deliveries(account.id, endpoint.id, 1);
+    const [d] = await store.webhooks.deliveries(account.id, endpoint.id, 1);
     return d?.state === 'delivered' ? d : null;
   });
   assert.equal(delivered.attempts, 2, "A's attempt and B's");

@@ -6,55 +6,20 @@
  * verified by the `standardwebhooks` package. Scale-out (N API nodes, M workers) announces batches
  * even where every API node is gone or sends nothing.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshDatabase } from '../backends.js';
 import { startApiNode, startWorker } from './presend-process.js';
-import type { PresendProcess } from './presend-process.js';
-import { openBackend } from '../../src/store/open-backend.js';
-import type { Backend } from '../../src/store/backend.js';
-import { generateApiKey } from '../../src/service/keys/key-format.js';
-import { addEndpoint } from '../../src/service/webhooks/endpoints.js';
-import { startReceiver } from '../webhooks/receiver.js';
-import type { Receiver } from '../webhooks/receiver.js';
+import { accountWithEndpoint, webhookScale } from './webhook-scale.js';
 import { until } from '../until.js';
 
-const fresh = await freshDatabase();
-const skip = fresh.kind === 'skip' ? fresh.reason : false;
-
-let store: Backend | undefined;
-let receiver: Receiver | undefined;
-const processes: PresendProcess[] = [];
-
-before(async () => {
-  if (fresh.kind !== 'ready') return;
-  receiver = await startReceiver();
-  store = await openBackend(fresh.db.url);
-});
-after(async () => {
-  await Promise.allSettled(processes.map((p) => p.kill()));
-  await store?.close();
-  await receiver?.close();
-  if (fresh.kind === 'ready') await fresh.db.drop();
-});
+const scale = await webhookScale();
+const { skip, processes } = scale;
 
 test('a batch finished by a worker process is announced by that worker, with no serving node sending', { skip }, async () => {
-  assert.ok(fresh.kind === 'ready' && store && receiver);
-  const env: Record<string, string> = {
-    PRESEND_DATABASE_URL: fresh.db.url,
-    PRESEND_ALLOW_PRIVATE_WEBHOOKS: 'loopback',
-    PRESEND_WORKER_POLL_MS: '50',
-    PRESEND_DATABASE_POOL_SIZE: '3',
-    PRESEND_SHARED_POOL_SIZE: '2',
-    PRESEND_LOG_LEVEL: 'warn',
-  };
-  const account = await store.accounts.createAccount({ name: 'hooks', credits: 0, now: new Date() });
-  assert.ok(account);
-  const key = generateApiKey('test');
-  await store.keyManagement.createKey({ label: null, actor: { name: 'test setup' }, accountId: account.id, hash: key.hash, displayPrefix: key.displayPrefix, mode: 'test', now: new Date() });
-  const added = await addEndpoint(store.webhooks, { accountId: account.id, url: `${receiver.url}/hooks`, events: ['batch.completed'], description: null, allowPrivate: 'loopback', now: new Date() });
-  assert.ok(added.kind === 'done');
-  const { endpoint, secret } = added.value;
+  const { store, receiver } = scale;
+  assert.ok(store && receiver);
+  const env = { ...scale.env };
+  const { account, key, endpoint, secret } = await accountWithEndpoint(store, receiver, ['batch.completed']);
 
   // The API node's sender claims once as it starts (nothing is due yet), then would wait an hour.
   const api = await startApiNode('api', { ...env, PRESEND_WEBHOOK_POLL_MS: '3600000' });
@@ -74,7 +39,7 @@ test('a batch finished by a worker process is announced by that worker, with no 
   assert.equal(got.payload.type, 'batch.completed');
   assert.deepEqual(receiver.verifiedBy(got, [secret]), [secret]);
   const delivered = await until('the delivery is recorded delivered', async () => {
-    const [d] = await store!.webhooks.deliveries(account.id, endpoint.id, 1);
+    const [d] = await store.webhooks.deliveries(account.id, endpoint.id, 1);
     return d?.state === 'delivered' ? d : null;
   });
   assert.equal(delivered.attempts, 1);

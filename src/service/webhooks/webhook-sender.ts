@@ -13,6 +13,7 @@ import type { WebhooksRole } from '../../store/roles/webhooks/webhooks.js';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../store/roles/webhooks/webhook-records.js';
 import type { PrivateMxAllowance } from '../../core/dns/address-safety.js';
 import type { Logger } from '../../logger.js';
+import type { PresendConfig } from '../../config.js';
 import type { Metrics } from '../operations/metrics.js';
 import { nextAttemptAt, retryAfterMs } from './retry-schedule.js';
 import { postWebhook } from './safe-post.js';
@@ -34,6 +35,11 @@ export interface WebhookSenderOptions {
   /** In [0, 1): the retry schedule's jitter (tests pin it). */
   random?: () => number;
   resolve?: ResolveHost;
+}
+
+/** A sender's options from the configuration, for the processes that run one (src/processes: serve and worker). */
+export function webhookSenderOptions(config: PresendConfig, webhooks: WebhooksRole, log: Logger): WebhookSenderOptions {
+  return { webhooks, allowPrivate: config.allowPrivateWebhooks, timeoutMs: config.webhookTimeoutMs, pollMs: config.webhookPollMs, log };
 }
 
 const DEFAULT_BATCH = 20;

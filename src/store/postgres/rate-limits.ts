@@ -6,7 +6,7 @@
  */
 import type { RateLimitsRole } from '../roles/rate-limits.js';
 import type { Db } from '../sql.js';
-import { takeToken } from '../roles/rate-limits.js';
+import { takeToken } from '../../core/token-bucket.js';
 
 export function tableRateLimits(db: Db): RateLimitsRole {
   return {

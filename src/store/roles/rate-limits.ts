@@ -7,8 +7,6 @@
  */
 import type { RateDecision } from '../../core/token-bucket.js';
 
-export { takeToken, type BucketState, type RateDecision } from '../../core/token-bucket.js';
-
 /** Per-key token buckets (docs/design.md §4), shared by every API node when the store is. */
 export interface RateLimitsRole {
   consumeToken(input: { keyId: string; now: Date; perSecond: number; burst: number }): Promise<RateDecision>;

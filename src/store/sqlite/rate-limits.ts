@@ -4,8 +4,9 @@
  * write transaction per request was the largest single cost of an API call (BENCHMARKS.md §3).
  * A restart refills every bucket, which only ever errs towards letting a client through.
  */
-import type { BucketState, RateLimitsRole } from '../roles/rate-limits.js';
-import { takeToken } from '../roles/rate-limits.js';
+import type { RateLimitsRole } from '../roles/rate-limits.js';
+import type { BucketState } from '../../core/token-bucket.js';
+import { takeToken } from '../../core/token-bucket.js';
 
 export function memoryRateLimits(): RateLimitsRole {
   const buckets = new Map<string, BucketState>();

@@ -183,9 +183,9 @@ describe('a session\'s transcript, attributed', () => {
       const commands = ['MAIL FROM:<probe@example.org>\r\n', ...recipients.map((r) => `RCPT TO:<${r}>\r\n`), 'EHLO probe.example\r\n'];
       transcript.groupSent(steps, commands);
       now += 5;
-      transcript.groupReplied('mail', -1, parseReplyText('250 ok'), now);
-      replies.forEach((reply, index) => transcript.groupReplied('rcpt', index, parseReplyText(reply), ++now));
-      transcript.groupReplied('ehlo', -1, parseReplyText('250-mx.test\r\n250 PIPELINING'), ++now);
+      transcript.groupReplied({ step: 'mail', index: -1 }, parseReplyText('250 ok'), now);
+      replies.forEach((reply, index) => transcript.groupReplied({ step: 'rcpt', index }, parseReplyText(reply), ++now));
+      transcript.groupReplied({ step: 'ehlo', index: -1 }, parseReplyText('250-mx.test\r\n250 PIPELINING'), ++now);
     };
     const a = new CheckEvidence(clock, 'a@x.test');
     const b = new CheckEvidence(clock, 'b@x.test');

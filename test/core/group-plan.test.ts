@@ -18,6 +18,8 @@ const FIRST: GroupPlanInput = {
   estimate: { rate: 0.25, weight: 8, known: false },
   transactionsDone: 0,
   setupRounds: 3,
+  transactionsLeft: 1,
+  transactionsPerSession: 1,
 };
 
 describe('first contact stays under every known limit (group-plan.ts)', () => {

@@ -27,7 +27,8 @@ function entries(n: number, urgent = 0): { list: Entry[]; results: HostResult[] 
 }
 
 function group(rcpt: Array<ReturnType<typeof parseReplyText> | undefined>, more: Partial<TransactionResult> = {}): TransactionResult {
-  return { mail: OK, rcpt, failure: null, verified: true, closed: false, desync: false, slowdownAfter: null, slowEhlo: false, slowRejections: 0, closedAfterGreeting: false, ...more };
+  const mail = more.mail === undefined ? OK : more.mail;
+  return { mail, mails: [mail], transactionOf: rcpt.map(() => 0), rcpt, failure: null, verified: true, closed: false, desync: false, slowdownAfter: null, slowEhlo: false, slowRejections: 0, closedAfterGreeting: false, ...more };
 }
 
 const outcomes = (results: HostResult[]): string[] => results.map((r) => (r.kind === 'final' ? r.outcome.kind : r.kind));
@@ -209,6 +210,9 @@ describe('the next group of a session (next-group.ts)', () => {
     transactionsDone: 1,
     setupRounds: 3,
     estimate: { rate: 0.1, weight: 8, known: false },
+    pipelined: true,
+    transactionsLeft: 9,
+    transactionsPerSession: 10,
   };
 
   test('the plan reads the host as known: its recipient limit, its per-connection cap left, its budgets', () => {

@@ -17,7 +17,9 @@ const MAX_SESSION_LINES = 16;
 /** Index of a line every recipient of the group shares. */
 const SHARED = -1;
 
-type GroupLine = RawLine & { index: number };
+/** A line of a group: a recipient's own (index ≥ 0), or shared by the recipients of one transaction of the group (`transaction`) or of all of it. */
+type GroupLine = RawLine & { index: number; transaction?: number };
+type Step = { step: string; index: number; transaction?: number };
 
 export class SessionTranscript {
   private readonly own: RawLine[] = [];
@@ -55,17 +57,17 @@ export class SessionTranscript {
   }
 
   /** A group's commands as they were written (all at once when pipelined). `rcpt` steps carry their recipient's index. */
-  groupSent(steps: ReadonlyArray<{ step: string; index: number }>, commands: readonly string[]): void {
+  groupSent(steps: readonly Step[], commands: readonly string[]): void {
     const at = this.now();
     this.lastSentAt = at;
-    steps.forEach(({ step, index }, i) => {
-      this.group.push({ at, dir: 'C', host: this.host, text: (commands[i] ?? '').trimEnd(), index: step === 'rcpt' ? index : SHARED });
+    steps.forEach((step, i) => {
+      this.group.push({ at, dir: 'C', host: this.host, text: (commands[i] ?? '').trimEnd(), ...placeOf(step) });
     });
   }
 
-  /** A reply of the group, with its place (the recipient's index for a RCPT reply). */
-  groupReplied(step: string, index: number, reply: SmtpReply, at: number): void {
-    this.group.push({ at, dir: 'S', host: this.host, text: replyText(reply), tookMs: Math.max(0, at - this.lastSentAt), index: step === 'rcpt' ? index : SHARED });
+  /** A reply of the group, with its place (the recipient's index for a RCPT reply, the transaction for MAIL and RSET). */
+  groupReplied(step: Step, reply: SmtpReply, at: number): void {
+    this.group.push({ at, dir: 'S', host: this.host, text: replyText(reply), tookMs: Math.max(0, at - this.lastSentAt), ...placeOf(step) });
   }
 
   /** The group broke (a timeout, a drop, replies out of step): every recipient sees why. */
@@ -85,12 +87,21 @@ export class SessionTranscript {
   /** The last group's lines bucketed by recipient: built once for a group of many. */
   groupBuckets(count: number): RawLine[][] {
     const buckets: RawLine[][] = Array.from({ length: count }, () => []);
+    // A group of several transactions: each recipient sees its own transaction's MAIL and RSET only.
+    const transactionOf = new Map<number, number>();
+    for (const line of this.group) if (line.index !== SHARED && line.transaction !== undefined) transactionOf.set(line.index, line.transaction);
     for (const line of this.group) {
-      if (line.index === SHARED) for (const bucket of buckets) bucket.push(line);
-      else buckets[line.index]?.push(line);
+      if (line.index !== SHARED) buckets[line.index]?.push(line);
+      else buckets.forEach((bucket, i) => (line.transaction === undefined || line.transaction === (transactionOf.get(i) ?? line.transaction) ? bucket.push(line) : undefined));
     }
     return buckets;
   }
+}
+
+/** Where a group's line belongs: a RCPT to its recipient, MAIL and RSET to their transaction, the rest to everyone. */
+function placeOf({ step, index, transaction }: Step): { index: number; transaction?: number } {
+  if (step === 'rcpt') return transaction === undefined ? { index } : { index, transaction };
+  return transaction === undefined ? { index: SHARED } : { index: SHARED, transaction };
 }
 
 /**

@@ -16,10 +16,11 @@
 import type { SmtpReply } from './parse.js';
 import type { SmtpStep } from '../smtp/steps.js';
 
-/** One command of a group: its step and, for RCPT, the recipient's index. */
+/** One command of a group: its step, for RCPT the recipient's index, and the transaction of the group it belongs to (MAIL, RCPT, the RSET that ends it). */
 export interface GroupStep {
   step: SmtpStep;
   index: number;
+  transaction?: number;
 }
 
 /** Whether `reply` can be the answer to a command of this step. */

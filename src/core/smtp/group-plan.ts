@@ -84,11 +84,20 @@ export interface GroupPlanInput {
   /** Transactions this session has run, and what opening a fresh one costs here, in round trips. */
   transactionsDone: number;
   setupRounds: number;
+  /**
+   * Transactions the group may carry (1 unless the session pipelines and the host counts
+   * refusals per message: then RSET and MAIL start the next one in the same write), and a fresh
+   * session's first group.
+   */
+  transactionsLeft: number;
+  transactionsPerSession: number;
 }
 
 export interface GroupPlan {
   /** Recipients to take from the head of the queue (0: none now). */
   size: number;
+  /** How they go in transactions: the recipients of each, in order (one entry unless the group carries several). */
+  transactions: number[];
   /** Errors the session expects to have room for after the group (below 1: it ends with this group). */
   roomAfter: number;
   /** True when none is taken because a fresh session would serve the waiting recipients better. */
@@ -97,28 +106,63 @@ export interface GroupPlan {
 
 /**
  * The next group: balanced over the free sessions, sized to the error room left in the session
- * (budget plus slack) and in the transaction, and empty when a fresh session would serve the
+ * (budget plus slack) and in each transaction, and empty when a fresh session would serve the
  * waiting recipients better than the few this one's budget still allows (a group costs one
  * round trip, a fresh session its setup and one more, for a full budget's worth).
+ *
+ * At a host that counts refusals per message (transactionErrors) a pipelined group carries
+ * several transactions, each sized to that count: the catch-all probe goes in the first.
  */
 export function planGroup(input: GroupPlanInput): GroupPlan {
   const room = input.errorBudget + BUDGET_SLACK - input.sessionErrors;
-  const perSession = input.sessionRcptsLeft === null ? input.rcptLimit : Math.max(0, Math.min(input.rcptLimit, input.sessionRcptsLeft));
+  const perMessage = input.transactionErrors;
+  // Several messages per group once the refusal share is known (before, each group teaches the
+  // next: the session goes on when the first came back better than the worst case), or at a host
+  // with no session budget at all (then every message fits its cap whatever the share).
+  const severalMessages = perMessage !== null && (input.estimate.known || input.errorBudget === Number.POSITIVE_INFINITY);
+  const transactionsLeft = severalMessages ? Math.max(1, input.transactionsLeft) : 1;
+  const perGroup = input.rcptLimit * transactionsLeft;
+  const perSession = input.sessionRcptsLeft === null ? perGroup : Math.max(0, Math.min(perGroup, input.sessionRcptsLeft));
   const balanced = Math.min(perSession, Math.ceil(input.waiting / Math.max(1, input.freeSessions)));
-  const sure = Math.min(balanced, input.urgent);
+  const sure = Math.min(balanced, input.urgent, input.rcptLimit);
   const worst = worstCaseCeiling(input.errorBudget) - input.sessionErrors - sure;
   const cap = Math.min(balanced - sure, Math.max(1, worst));
   const fitting = (errors: number, most: number): number => recipientsForRoom(errors, input.estimate, most);
   let rest = room - sure >= 1 ? fitting(room - sure, cap) : sure > 0 || balanced === 0 ? 0 : 1;
-  // The transaction's own room (the probe counted in it): a per-message delay starts past it.
-  const txRoom = input.transactionErrors === null ? null : input.transactionErrors - sure;
-  if (txRoom !== null) rest = Math.min(rest, txRoom >= 1 ? fitting(txRoom, cap) : 0);
+  let transactions = [sure + rest];
+  if (perMessage !== null) {
+    // Each message's own room (the probe counted in the first): a per-message delay starts past it.
+    transactions = splitIntoMessages(sure, rest, perMessage, input.rcptLimit, transactionsLeft, fitting);
+    rest = transactions.reduce((sum, n) => sum + n, 0) - sure;
+  }
   if (input.transactionsDone > 0 && sure === 0) {
-    const fresh = Math.min(fitting(input.errorBudget + BUDGET_SLACK, input.rcptLimit), input.transactionErrors === null ? Infinity : fitting(input.transactionErrors, input.rcptLimit));
-    if (rest * (input.setupRounds + 1) < fresh && input.waiting >= fresh) return { size: 0, roomAfter: 0, freshIsBetter: true };
+    const freshMessages = severalMessages ? Math.max(1, input.transactionsPerSession) : 1;
+    const perFreshMessage = perMessage === null ? input.rcptLimit : fitting(perMessage, input.rcptLimit);
+    const fresh = Math.min(fitting(input.errorBudget + BUDGET_SLACK, input.rcptLimit * freshMessages), perFreshMessage * freshMessages);
+    if (rest * (input.setupRounds + 1) < fresh && input.waiting >= fresh) return { size: 0, transactions: [], roomAfter: 0, freshIsBetter: true };
   }
   // Until the host's share is known every recipient is counted as a refusal: a session that has
   // used its room ends with this group (QUIT rides it) instead of greeting again.
   const expected = input.estimate.known ? rest * input.estimate.rate : rest;
-  return { size: Math.min(balanced, sure + rest), roomAfter: room - sure - expected, freshIsBetter: false };
+  const size = Math.min(balanced, sure + rest);
+  return { size, transactions: size === 0 ? [] : transactions, roomAfter: room - sure - expected, freshIsBetter: false };
+}
+
+/**
+ * `sure` sure refusals (the probes) and up to `rest` recipients split into at most `most`
+ * messages of `rcptLimit` recipients, each message's refusals — with margin — under `perMessage`.
+ * Empty messages are left out; the first holds the probes.
+ */
+function splitIntoMessages(sure: number, rest: number, perMessage: number, rcptLimit: number, most: number, fitting: (errors: number, most: number) => number): number[] {
+  const sizes: number[] = [];
+  let left = rest;
+  for (let t = 0; t < most && (t === 0 || left > 0); t++) {
+    const probes = t === 0 ? sure : 0;
+    const room = perMessage - probes;
+    const take = room >= 1 ? Math.min(left, fitting(room, Math.min(left, rcptLimit - probes))) : 0;
+    if (probes + take > 0) sizes.push(probes + take);
+    left -= take;
+    if (take === 0 && t > 0) break;
+  }
+  return sizes;
 }

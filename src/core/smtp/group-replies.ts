@@ -1,12 +1,12 @@
 /**
- * Reading the replies of one pipelined group (a transaction of a session, session.ts): which
+ * Reading the replies of one pipelined group (one or more transactions of a session, session.ts): which
  * recipients were answered about themselves, which the host put off because of us, and what a
  * group that broke means for its recipients. Pure over the group's entries: it ends the ones
  * answered and returns the others; the queue (host-queue.ts) puts them back (put-back.ts).
  */
 import type { Entry } from './put-back.js';
 import type { SmtpReply } from '../replies/parse.js';
-import type { TransactionResult } from './session.js';
+import { mailReplyOf, type TransactionResult } from './session.js';
 import { hostSignalOf } from '../replies/host-signal.js';
 
 const is2xx = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
@@ -52,7 +52,10 @@ export function brokenGroupFate(result: TransactionResult, hostAskedForTime: boo
 export function splitByAnswer(sendable: readonly Entry[], result: TransactionResult): { answered: Entry[]; unanswered: Entry[] } {
   const answered: Entry[] = [];
   const unanswered: Entry[] = [];
-  sendable.forEach((entry, i) => (result.rcpt[i] || (result.mail && !is2xx(result.mail)) ? answered : unanswered).push(entry));
+  sendable.forEach((entry, i) => {
+    const mail = mailReplyOf(result, i);
+    (result.rcpt[i] || (mail && !is2xx(mail)) ? answered : unanswered).push(entry);
+  });
   return { answered, unanswered };
 }
 
@@ -86,10 +89,10 @@ export interface GroupReading {
 /** Reads a group that ended in step: ends each recipient answered about itself, returns the rest. */
 export function readGroupReplies(sendable: readonly Entry[], result: TransactionResult): GroupReading {
   const reading: GroupReading = { tooMany: [], paused: [], throttle: null, answered: 0 };
-  const mail = result.mail;
   const throttledAt = throttledFrom(result.rcpt);
   for (const [i, entry] of sendable.entries()) {
     const reply = result.rcpt[i];
+    const mail = mailReplyOf(result, i);
     if (mail && !is2xx(mail)) {
       if (hostSignalOf(mail) === 'throttled') {
         reading.throttle = mail;

@@ -46,6 +46,12 @@ export interface HostProfile {
    * sessions are made full (up to sessionRcpts), never cut short to dodge a slowdown.
    */
   slowEveryReply: boolean;
+  /**
+   * The host counts refused recipients per message only (its banner names Exim): no session
+   * budget beyond each message's cap (transactionErrors). Cleared when the host shows a limit
+   * per session after all (an error limit, a tarpit).
+   */
+  errorsPerMessage: boolean;
   sessions: number;
   rcptLimit: number;
   transactions: number;
@@ -119,7 +125,7 @@ export class HostLearning {
   ) {}
 
   private fresh(): HostProfile {
-    return { ...this.defaults, sessionCeiling: FIRST_CONTACT_SESSIONS, slowEveryReply: false, greetings: null, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
+    return { ...this.defaults, sessionCeiling: FIRST_CONTACT_SESSIONS, slowEveryReply: false, errorsPerMessage: false, greetings: null, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
   }
 
   /** The profile as known now (defaults until load() has answered). */
@@ -156,6 +162,7 @@ export class HostLearning {
             profile.transactions = Math.max(1, n(stored.transactions, profile.transactions, this.defaults.transactions));
             profile.greetings = typeof stored.greetings === 'number' && stored.greetings >= 1 ? stored.greetings : null;
             profile.slowEveryReply = stored.slowEveryReply === true;
+            profile.errorsPerMessage = stored.errorsPerMessage === true;
             profile.sessionCeiling = Math.max(1, n(stored.sessionCeiling, FIRST_CONTACT_SESSIONS, this.defaults.sessions));
             if (stored.sessionRcpts === null) profile.sessionRcpts = null;
             else if (typeof stored.sessionRcpts === 'number' && stored.sessionRcpts >= 1) profile.sessionRcpts = stored.sessionRcpts;
@@ -251,8 +258,25 @@ export class HostLearning {
   limitSeen(host: string, limit: number): boolean {
     const profile = this.profile(host);
     const budget = Math.max(0, limit - 2);
-    if (budget >= profile.errorBudget) return false;
+    const perSession = this.errorsPerSession(host);
+    if (budget >= profile.errorBudget) return perSession;
     profile.errorBudget = budget;
+    return true;
+  }
+
+  /** The host counts refused recipients per message only (its banner names such an MTA): sessions plan no error budget of their own. */
+  errorsPerMessageOnly(host: string): boolean {
+    const profile = this.profile(host);
+    if (profile.errorsPerMessage) return false;
+    profile.errorsPerMessage = true;
+    return true;
+  }
+
+  /** The host showed a limit per session after all: the session budget applies again. */
+  private errorsPerSession(host: string): boolean {
+    const profile = this.profile(host);
+    if (!profile.errorsPerMessage) return false;
+    profile.errorsPerMessage = false;
     return true;
   }
 
@@ -280,7 +304,7 @@ export class HostLearning {
   /** Rejections came late, one by one. */
   tarpitSeen(host: string): boolean {
     const profile = this.profile(host);
-    const changed = !profile.tarpit || profile.errorBudget > TARPIT_ERROR_BUDGET;
+    const changed = !profile.tarpit || profile.errorBudget > TARPIT_ERROR_BUDGET || this.errorsPerSession(host);
     profile.tarpit = true;
     profile.errorBudget = Math.min(profile.errorBudget, TARPIT_ERROR_BUDGET);
     return changed;

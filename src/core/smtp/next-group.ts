@@ -6,9 +6,19 @@
 import { BUDGET_SLACK, type GroupPlanInput, type RefusalEstimate } from './group-plan.js';
 import type { HostProfile } from './host-profile.js';
 
+/**
+ * Errors one session plans to collect: the host's budget — or none at all beyond each
+ * message's own cap at a host that counts refusals per message only (Exim: its ACLs read
+ * $rcpt_fail_count, which each message starts again at 0; it keeps no count of refused
+ * recipients per session).
+ */
+export function sessionErrorBudget(profile: Pick<HostProfile, 'errorBudget' | 'errorsPerMessage' | 'transactionErrors'>): number {
+  return profile.errorsPerMessage && profile.transactionErrors !== null ? Number.POSITIVE_INFINITY : profile.errorBudget;
+}
+
 /** Errors the session may still collect (budget plus the slack group-plan.ts allows). */
-export function errorRoom(profile: Pick<HostProfile, 'errorBudget'>, sessionErrors: number): number {
-  return profile.errorBudget + BUDGET_SLACK - sessionErrors;
+export function errorRoom(profile: Pick<HostProfile, 'errorBudget' | 'errorsPerMessage' | 'transactionErrors'>, sessionErrors: number): number {
+  return sessionErrorBudget(profile) + BUDGET_SLACK - sessionErrors;
 }
 
 /** The queue and the session as the next group finds them. */
@@ -25,6 +35,10 @@ export interface GroupSituation {
   transactionsDone: number;
   setupRounds: number;
   estimate: RefusalEstimate;
+  /** Whether the session pipelines (a group may then carry several transactions), and the transactions it may still run and runs at most. */
+  pipelined: boolean;
+  transactionsLeft: number;
+  transactionsPerSession: number;
 }
 
 /** Recipients the session may still carry under the host's per-connection cap; null when unbounded. */
@@ -36,18 +50,21 @@ export function groupPlanInput(profile: HostProfile, situation: GroupSituation):
   // At a host that holds every reply anyway, a refusal costs no more than an acceptance: the
   // session is filled to its recipient cap instead of ended early to dodge a slowdown.
   const slow = profile.slowEveryReply;
+  const budget = sessionErrorBudget(profile);
   return {
     waiting: situation.waiting,
     urgent: situation.urgent,
     freeSessions: situation.freeSessions,
     rcptLimit: Math.min(situation.maxRcptsPerTransaction, profile.rcptLimit),
     sessionRcptsLeft: sessionRcptsLeft(profile, situation.carried),
-    errorBudget: slow ? Math.max(profile.errorBudget, profile.sessionRcpts ?? profile.rcptLimit) : profile.errorBudget,
+    errorBudget: slow ? Math.max(budget, profile.sessionRcpts ?? profile.rcptLimit) : budget,
     sessionErrors: situation.sessionErrors,
     transactionErrors: slow ? null : profile.transactionErrors,
     estimate: situation.estimate,
     transactionsDone: situation.transactionsDone,
     setupRounds: situation.setupRounds,
+    transactionsLeft: situation.pipelined ? situation.transactionsLeft : 1,
+    transactionsPerSession: situation.pipelined ? situation.transactionsPerSession : 1,
   };
 }
 

@@ -47,3 +47,13 @@ export function capsRecipientsPerMessage(family: ServerFamily | null): boolean {
 export function countsErrorsPerSession(family: ServerFamily | null): boolean {
   return family !== null && family !== 'exim';
 }
+
+/**
+ * Whether the MTA counts refused recipients per message only: Exim keeps no count of them per
+ * session (its ACLs see $rcpt_fail_count, which each message starts again at 0; its session
+ * limits count protocol errors and non-mail commands, smtp_max_synprot_errors and
+ * smtp_accept_max_nonmail), so a session's budget is its messages' caps.
+ */
+export function countsErrorsPerMessageOnly(family: ServerFamily | null): boolean {
+  return family === 'exim';
+}

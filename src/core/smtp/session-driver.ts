@@ -11,7 +11,7 @@ import { brokenGroupFate, perConnectionCapAt, readGroupReplies, sendableIn, spli
 import { hostPaused, rulesNow, type HostState } from './host-state.js';
 import { errorRoom, groupEndsSession, groupPlanInput, keepAliveAfter, onlyOneGroup, sessionRcptsLeft } from './next-group.js';
 import { afterCut, afterHostPause, afterRefusal, afterSilence, type Entry } from './put-back.js';
-import type { ProbeSession, SessionFailure } from './session.js';
+import type { ProbeSession, SessionFailure, TransactionResult } from './session.js';
 import { learnFromTransaction } from './transaction-lessons.js';
 
 /** After a group: the session goes on, is over (QUIT answered), should end (the host asked for a pause), or broke. */
@@ -57,6 +57,9 @@ export async function serveSession(
           transactionsDone: session.transactionsDone,
           setupRounds: state.link.setupRounds,
           estimate: state.learning.refusals(state.host),
+          pipelined: session.pipelined,
+          transactionsLeft: maxTransactions - transactions,
+          transactionsPerSession: maxTransactions,
         }),
       );
       const rcptsLeft = sessionRcptsLeft(state.profile, carried);
@@ -71,19 +74,22 @@ export async function serveSession(
         oneGroup,
         greetings: session.greetings,
         greetingsLimit: state.profile.greetings,
-        lastTransaction: transactions + 1 >= maxTransactions,
+        lastTransaction: transactions + Math.max(1, plan.transactions.length) >= maxTransactions,
         roomAfter: plan.roomAfter,
         rcptsLeftAfter: rcptsLeft === null ? null : rcptsLeft - plan.size,
       });
       const before = carried;
       carried += batch.length;
       state.counts.busy++;
+      let ran = 1;
       try {
-        after = await runGroup(state, session, batch, final, before);
+        const group = await runGroup(state, session, messagesOf(batch, plan.transactions), final, before);
+        after = group.after;
+        ran = group.transactions;
       } finally {
         state.counts.busy--;
       }
-      transactions++;
+      transactions += ran;
     }
     // quit() writes QUIT before it returns its promise.
     if (after === 'open' || after === 'stop') farewell = session.quit();
@@ -95,16 +101,40 @@ export async function serveSession(
   return { farewell };
 }
 
-/** One transaction for a chunk, ended by QUIT when `final`, else by EHLO when pipelined (nothing in lockstep); its replies count once the group ended in step. */
-async function runGroup(state: HostState, session: ProbeSession, batch: Entry[], final: boolean, carriedBefore: number): Promise<AfterGroup> {
-  const { line, learning, host } = state;
-  const sendable = sendableIn(batch, session.capabilities.smtputf8);
-  if (sendable.length === 0) return 'open';
+/** The entries taken for a group, in the transactions the plan made of them (the line may have held fewer). */
+function messagesOf(batch: readonly Entry[], sizes: readonly number[]): Entry[][] {
+  const messages: Entry[][] = [];
+  let at = 0;
+  for (const size of sizes.length > 0 ? sizes : [batch.length]) {
+    if (at >= batch.length) break;
+    messages.push(batch.slice(at, at + size));
+    at += size;
+  }
+  if (at < batch.length) messages.push(batch.slice(at));
+  return messages;
+}
+
+/**
+ * One group for a chunk — one transaction, or several split by RSET — ended by QUIT when
+ * `final`, else by EHLO when pipelined (nothing in lockstep); its replies count once the group
+ * ended in step. Returns what the session does next and how many transactions it ran.
+ */
+async function runGroup(state: HostState, session: ProbeSession, messages: Entry[][], final: boolean, carriedBefore: number): Promise<{ after: AfterGroup; transactions: number }> {
+  const sendableMessages = messages.map((message) => sendableIn(message, session.capabilities.smtputf8)).filter((message) => message.length > 0);
+  if (sendableMessages.length === 0) return { after: 'open', transactions: 0 };
+  const sendable = sendableMessages.flat();
   const result = await session.transaction(
     sendable.map((e) => e.target.recipient),
     sendable.some((e) => e.target.needsUtf8),
     final ? 'quit' : keepAliveAfter(session.pipelined),
+    sendableMessages.map((message) => message.length),
   );
+  return { after: readGroup(state, session, sendable, result, carriedBefore), transactions: result.mails.length };
+}
+
+/** What a group's replies mean for its recipients and its host, and what the session does next. */
+function readGroup(state: HostState, session: ProbeSession, sendable: Entry[], result: TransactionResult, carriedBefore: number): AfterGroup {
+  const { line, learning, host } = state;
   attributeGroup(session.transcript, sendable.map((entry) => entry.target));
   // What the transaction teaches; a 421 with no error behind it asks for time.
   const hostAsked = learnFromTransaction(learning, host, session, result, sendable.map((entry) => entry.target.urgent === true));

@@ -80,8 +80,12 @@ export interface Capabilities {
 }
 
 export interface TransactionResult {
-  /** Reply to MAIL FROM; null when the session failed before it arrived. */
+  /** Reply to the group's first MAIL FROM; null when the session failed before it arrived. */
   mail: SmtpReply | null;
+  /** Reply to each transaction's MAIL FROM (one transaction unless the group carried several); null when none arrived. */
+  mails: Array<SmtpReply | null>;
+  /** The transaction (index into `mails`) each recipient went in. */
+  transactionOf: number[];
   /** One entry per recipient, undefined when no reply arrived for it. */
   rcpt: Array<SmtpReply | undefined>;
   /** Set when the session is no longer usable. */
@@ -137,6 +141,22 @@ function failureFromReply(reply: SmtpReply, step: SmtpStep): SessionFailure {
 export type GroupEnd = 'quit' | 'ehlo' | 'none';
 
 const desynced = (step: SmtpStep, detail: string): SessionFailure => ({ kind: 'protocol', step, reply: null, detail: `${step}: replies out of step with commands (${detail})` });
+
+/** The MAIL FROM reply of the transaction recipient `index` of a group went in (null: none arrived). */
+export function mailReplyOf(result: Pick<TransactionResult, 'mails' | 'transactionOf'>, index: number): SmtpReply | null {
+  return result.mails[result.transactionOf[index] ?? 0] ?? null;
+}
+
+/** Which transaction each of `count` recipients goes in, for transactions of `sizes` recipients (one transaction when absent). */
+function transactionIndexes(count: number, sizes: readonly number[] | undefined): number[] {
+  const of: number[] = [];
+  (sizes ?? [count]).forEach((size, t) => {
+    for (let i = 0; i < size && of.length < count; i++) of.push(t);
+  });
+  const last = Math.max(0, (sizes?.length ?? 1) - 1);
+  while (of.length < count) of.push(last);
+  return of;
+}
 
 export class ProbeSession {
   private transactions = 0;
@@ -311,10 +331,20 @@ export class ProbeSession {
    * PIPELINING (RFC 2920 §3.1: RSET, MAIL and RCPT may be sent without waiting; EHLO or QUIT
    * last) the whole group goes out in one write; each reply must still arrive within the step
    * timeout of the one before it.
+   *
+   * `sizes` splits the recipients into several transactions of one group — MAIL, RCPT…, RSET,
+   * MAIL, RCPT…, then the end — for a host that counts refusals per message (an Exim ACL
+   * `delay` from the 4th unknown recipient of a message): each message stays under that count,
+   * and the group still costs one round trip. Only when pipelined; a lockstep group is one
+   * transaction (each command is a round trip anyway).
    */
-  async transaction(recipients: readonly string[], smtputf8: boolean, end: GroupEnd = 'none'): Promise<TransactionResult> {
+  async transaction(recipients: readonly string[], smtputf8: boolean, end: GroupEnd = 'none', sizes?: readonly number[]): Promise<TransactionResult> {
+    const transactionOf = transactionIndexes(recipients.length, this.pipelined ? sizes : undefined);
+    const transactionCount = (transactionOf[transactionOf.length - 1] ?? 0) + 1;
     const result: TransactionResult = {
       mail: null,
+      mails: Array.from({ length: transactionCount }, () => null),
+      transactionOf,
       rcpt: recipients.map(() => undefined),
       failure: null,
       verified: false,
@@ -341,12 +371,25 @@ export class ProbeSession {
       commands.push('RSET\r\n');
     }
     // RFC 6531 §3.4: SMTPUTF8 on MAIL announces a UTF-8 envelope.
-    steps.push({ step: 'mail', index: -1 });
-    commands.push(`MAIL FROM:<${this.settings.mailFrom}>${smtputf8 ? ' SMTPUTF8' : ''}\r\n`);
+    const mailCommand = `MAIL FROM:<${this.settings.mailFrom}>${smtputf8 ? ' SMTPUTF8' : ''}\r\n`;
     recipients.forEach((rcpt, index) => {
-      steps.push({ step: 'rcpt', index });
+      const t = transactionOf[index] ?? 0;
+      if (index === 0 || t !== transactionOf[index - 1]) {
+        // A later transaction of the group: RSET ends the one before (RFC 5321 §4.1.1.5), pipelinable (RFC 2920 §3.1).
+        if (index > 0) {
+          steps.push({ step: 'rset', index: -1, transaction: t - 1 });
+          commands.push('RSET\r\n');
+        }
+        steps.push({ step: 'mail', index: -1, transaction: t });
+        commands.push(mailCommand);
+      }
+      steps.push({ step: 'rcpt', index, transaction: t });
       commands.push(`RCPT TO:<${rcpt}>\r\n`);
     });
+    if (recipients.length === 0) {
+      steps.push({ step: 'mail', index: -1, transaction: 0 });
+      commands.push(mailCommand);
+    }
     const ender = end === 'ehlo' && !this.hello ? 'none' : end;
     if (ender === 'quit') {
       steps.push({ step: 'quit', index: -1 });
@@ -356,7 +399,7 @@ export class ProbeSession {
       commands.push(`EHLO ${this.settings.heloName}\r\n`);
       this.greetings++;
     }
-    this.transactions++;
+    this.transactions += transactionCount;
     this.needsReset = ender !== 'ehlo';
     const timing = new ReplyTiming(this.rttMs, Math.max(this.settings.slowReplyMs ?? DEFAULT_SLOW_REPLY_MS, this.rttMs * 4));
     const pipelined = this.pipelined;
@@ -365,7 +408,7 @@ export class ProbeSession {
     let slowAccepted = false;
     let slowRunAfter = 0;
     for (let i = 0; i < steps.length; i++) {
-      const { step, index } = steps[i] as GroupStep;
+      const { step, index, transaction = 0 } = steps[i] as GroupStep;
       if (i === 0 || !pipelined) {
         // Every earlier reply has been taken: one waiting now was sent unasked.
         if (this.reader.queued > 0) return this.fail(result, desynced(step, 'a reply came before its command was sent'), true);
@@ -379,7 +422,7 @@ export class ProbeSession {
         if (!read.ok) return this.fail(result, failureFromRead(read, step));
         reply = read.reply;
       }
-      this.transcript.groupReplied(step, index, reply, this.reader.lastAt);
+      this.transcript.groupReplied(steps[i] as GroupStep, reply, this.reader.lastAt);
       if (step === 'ehlo' || step === 'quit') {
         result.slowEhlo = step === 'ehlo' && timing.slow(this.reader.lastAt);
         // The group's last reply, at its own place: nothing before it was shifted.
@@ -417,8 +460,13 @@ export class ProbeSession {
       }
       if (reply.code === 421) return this.fail(result, failureFromReply(reply, step));
       if (reply.code >= 400) this.errors++;
-      if (step === 'mail') result.mail = reply;
-      else if (step === 'rcpt' && result.mail && is2xx(result.mail)) result.rcpt[index] = reply;
+      if (step === 'mail') {
+        result.mails[transaction] = reply;
+        result.mail ??= reply;
+      } else if (step === 'rcpt') {
+        const mail = result.mails[transaction];
+        if (mail && is2xx(mail)) result.rcpt[index] = reply;
+      }
       // An error sleep (Postfix smtpd_error_sleep_time, Sendmail BadRcptThrottle) delays every
       // reply once the client has made enough errors, accepted ones too: waiting out the rest of
       // the group would cost a sleep per reply, so the session ends here (what is unanswered goes

@@ -21,11 +21,13 @@ export function learnFromTransaction(learning: HostLearning, host: string, sessi
   const profile = learning.profile(host);
   let asked = 0;
   let refused = 0;
-  let refusedInMessage = 0;
+  // Refusals per message of the group (it may carry several transactions).
+  const refusedPerMessage = result.mails.map(() => 0);
   urgent.forEach((isProbe, i) => {
     const reply = result.rcpt[i];
     if (!reply) return;
-    if (reply.code >= 400) refusedInMessage++;
+    const t = result.transactionOf[i] ?? 0;
+    if (reply.code >= 400) refusedPerMessage[t] = (refusedPerMessage[t] ?? 0) + 1;
     if (isProbe) return;
     asked++;
     if (reply.code >= 400) refused++;
@@ -33,7 +35,7 @@ export function learnFromTransaction(learning: HostLearning, host: string, sessi
   learning.record(host, asked, refused);
   let changed = false;
   const cap = profile.transactionErrors;
-  if (cap !== null && refusedInMessage > cap && result.verified && result.slowRejections === 0 && result.slowdownAfter === null) {
+  if (cap !== null && Math.max(0, ...refusedPerMessage) > cap && result.verified && result.slowRejections === 0 && result.slowdownAfter === null) {
     // More refusals in one message than the first-contact cap, none held back: no per-message delay here.
     changed = learning.transactionErrorsLifted(host);
   }

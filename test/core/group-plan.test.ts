@@ -2,7 +2,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { planGroup, type GroupPlanInput } from '../../src/core/smtp/group-plan.js';
 import { HostLearning } from '../../src/core/smtp/host-profile.js';
-import { countsErrorsPerSession, serverFamilyOf } from '../../src/core/smtp/server-family.js';
+import { answersQuitLate, countsErrorsPerMessageOnly, countsErrorsPerSession, serverFamilyOf } from '../../src/core/smtp/server-family.js';
+import { learnFromGreeting } from '../../src/core/smtp/greeting-lessons.js';
+import { sessionErrorBudget } from '../../src/core/smtp/next-group.js';
 import { FIRST_CONTACT_SESSIONS, NO_CLIENT_LIMIT_CEILING, allowedSessions, sessionCeiling, sessionsForPath } from '../../src/core/smtp/session-count.js';
 
 /** A fresh session at a host never asked before: Postfix-like budget, Exim-like cap per message. */
@@ -65,6 +67,39 @@ describe('first contact stays under every known limit (group-plan.ts)', () => {
   });
 });
 
+describe('several messages in one pipelined group at a host that counts refusals per message (group-plan.ts)', () => {
+  /** Exim, named by its banner: no session budget (next-group.ts sessionErrorBudget), three refusals per message, ten messages a session. */
+  const EXIM: GroupPlanInput = { ...FIRST, errorBudget: Number.POSITIVE_INFINITY, transactionsLeft: 10, transactionsPerSession: 10 };
+
+  test('first contact: ten messages of three, the catch-all probe in the first — no message can reach a 4th refusal, whatever the share', () => {
+    const plan = planGroup(EXIM);
+    assert.deepEqual(plan.transactions, [3, 3, 3, 3, 3, 3, 3, 3, 3, 3]);
+    assert.equal(plan.size, 30);
+    assert.ok(plan.roomAfter >= 1, 'no session budget to use up');
+  });
+
+  test('the messages the session has left bound the group, and the waiting recipients are spread over the free sessions', () => {
+    assert.deepEqual(planGroup({ ...EXIM, transactionsLeft: 4 }).transactions, [3, 3, 3, 3]);
+    assert.deepEqual(planGroup({ ...EXIM, urgent: 0, waiting: 20, freeSessions: 2 }).transactions, [3, 3, 3, 1]);
+  });
+
+  test('a clean list (share known, near zero) fills each message further, still with the margin under its cap', () => {
+    const plan = planGroup({ ...EXIM, urgent: 0, estimate: { rate: 0.02, weight: 400, known: true } });
+    assert.ok(plan.transactions.length > 1 && plan.transactions.every((n) => n > 3), plan.transactions.join(','));
+    for (const n of plan.transactions) assert.ok(n * 0.02 + 3 * Math.sqrt(n * 0.02 * 0.98) <= 3, `${n} recipients in a message`);
+  });
+
+  test('at a host not known (a session budget of its own) a group stays one message: the session learns between groups', () => {
+    const plan = planGroup({ ...EXIM, errorBudget: 8 });
+    assert.deepEqual(plan.transactions, [3]);
+    assert.deepEqual(planGroup({ ...EXIM, errorBudget: 8, estimate: { rate: 0.25, weight: 108, known: true } }).transactions.length, 1);
+  });
+
+  test('at a host that counts errors per session only (no per-message cap) a group is one message', () => {
+    assert.equal(planGroup({ ...EXIM, transactionErrors: null, errorBudget: 8 }).transactions.length, 1);
+  });
+});
+
 describe('the greeting names the MTA (server-family.ts)', () => {
   test('stock banners of Postfix, Exim, Sendmail, OpenSMTPD, Haraka and Exchange', () => {
     const banners: Array<[string, string]> = [
@@ -83,6 +118,30 @@ describe('the greeting names the MTA (server-family.ts)', () => {
     assert.equal(countsErrorsPerSession('exim'), false);
     assert.equal(countsErrorsPerSession(null), false);
     for (const family of ['postfix', 'sendmail', 'opensmtpd', 'haraka', 'exchange'] as const) assert.equal(countsErrorsPerSession(family), true, family);
+  });
+
+  test("Exim's greeting: refusals counted per message only (no session budget) and a QUIT answered late; an unnamed server neither", () => {
+    const learning = new HostLearning({ get: () => Promise.resolve(undefined), set: () => Promise.resolve() }, { errorBudget: 8, transactionErrors: 3, sessionRcpts: 20, sessions: 10, rcptLimit: 100, transactions: 10 }, 0);
+    const greeted = (banner: string) => ({ greeting: { code: 220, text: banner, lines: [banner], enhanced: null }, greetedSlowly: false });
+    learnFromGreeting(learning, 'exim.test', greeted('mx.example.com ESMTP Exim 4.96 Fri, 27 Nov 2026 23:00:00 +0000'));
+    learnFromGreeting(learning, 'other.test', greeted('mx.example.com ESMTP'));
+    const exim = learning.profile('exim.test');
+    assert.deepEqual([exim.errorsPerMessage, exim.slowQuit, exim.transactionErrors], [true, true, 3]);
+    assert.equal(sessionErrorBudget(exim), Number.POSITIVE_INFINITY);
+    const other = learning.profile('other.test');
+    assert.deepEqual([other.errorsPerMessage, other.slowQuit, sessionErrorBudget(other)], [false, false, 8]);
+    assert.equal(answersQuitLate('postfix'), false);
+    assert.equal(countsErrorsPerMessageOnly('postfix'), false);
+  });
+
+  test('a per-session limit shown after all (a tarpit, an error limit) brings the session budget back', () => {
+    const learning = new HostLearning({ get: () => Promise.resolve(undefined), set: () => Promise.resolve() }, { errorBudget: 8, transactionErrors: 3, sessionRcpts: 20, sessions: 10, rcptLimit: 100, transactions: 10 }, 0);
+    learning.errorsPerMessageOnly('a.test');
+    assert.equal(learning.tarpitSeen('a.test'), true);
+    assert.equal(sessionErrorBudget(learning.profile('a.test')), 3);
+    learning.errorsPerMessageOnly('b.test');
+    assert.equal(learning.limitSeen('b.test', 12), true, 'a limit above the budget still ends the per-message reading');
+    assert.equal(sessionErrorBudget(learning.profile('b.test')), 8);
   });
 });
 

@@ -4,7 +4,7 @@ import { Backoff, backoffMs } from '../../src/core/smtp/backoff.js';
 import { brokenGroupFate, cutByHost, perConnectionCapAt, readGroupReplies, sendableIn, splitByAnswer, throttledFrom } from '../../src/core/smtp/group-replies.js';
 import { measuredLink, unmeasuredLink } from '../../src/core/smtp/host-link.js';
 import { HostLearning } from '../../src/core/smtp/host-profile.js';
-import { errorRoom, groupEndsSession, groupPlanInput, keepAliveAfter, onlyOneGroup, type GroupEnd, type GroupSituation } from '../../src/core/smtp/next-group.js';
+import { errorRoom, groupEnder, groupEndsSession, groupPlanInput, keepAliveAfter, onlyOneGroup, type GroupEnd, type GroupSituation } from '../../src/core/smtp/next-group.js';
 import { openFailureFate } from '../../src/core/smtp/open-failure.js';
 import { Entry, afterCut, afterUnusableHost, type HostResult, type PutBackRules } from '../../src/core/smtp/put-back.js';
 import { parseReplyText } from '../../src/core/replies/parse.js';
@@ -28,7 +28,7 @@ function entries(n: number, urgent = 0): { list: Entry[]; results: HostResult[] 
 
 function group(rcpt: Array<ReturnType<typeof parseReplyText> | undefined>, more: Partial<TransactionResult> = {}): TransactionResult {
   const mail = more.mail === undefined ? OK : more.mail;
-  return { mail, mails: [mail], transactionOf: rcpt.map(() => 0), rcpt, failure: null, verified: true, closed: false, desync: false, slowdownAfter: null, slowEhlo: false, slowRejections: 0, closedAfterGreeting: false, ...more };
+  return { mail, mails: [mail], transactionOf: rcpt.map(() => 0), rcpt, failure: null, verified: true, closed: false, desync: false, slowdownAfter: null, slowEhlo: false, slowQuit: false, slowRejections: 0, closedAfterGreeting: false, ...more };
 }
 
 const outcomes = (results: HostResult[]): string[] => results.map((r) => (r.kind === 'final' ? r.outcome.kind : r.kind));
@@ -229,6 +229,18 @@ describe('the next group of a session (next-group.ts)', () => {
     const input = groupPlanInput({ ...learning.profile('mx.test'), slowEveryReply: true }, situation);
     assert.equal(input.transactionErrors, null);
     assert.equal(input.errorBudget, 20);
+  });
+
+  test("what ends a group: QUIT rides the session's last one — or, at a host that answers QUIT late (Exim), an EHLO does and QUIT follows", () => {
+    const pipelined = { pipelined: true, canVerifyWithEhlo: true, greetings: 1 };
+    const prompt = { slowQuit: false, greetings: null };
+    const late = { slowQuit: true, greetings: null };
+    assert.equal(groupEnder(false, pipelined, prompt), 'ehlo');
+    assert.equal(groupEnder(true, pipelined, prompt), 'quit');
+    assert.equal(groupEnder(true, pipelined, late), 'ehlo');
+    assert.equal(groupEnder(true, { ...pipelined, pipelined: false }, late), 'none', 'lockstep: nothing to check the order with, nothing needed');
+    assert.equal(groupEnder(true, pipelined, { slowQuit: true, greetings: 1 }), 'quit', 'no greeting left');
+    assert.equal(groupEnder(true, { ...pipelined, canVerifyWithEhlo: false }, late), 'quit', 'the server answered HELO only');
   });
 
   test('QUIT rides the group when the session certainly ends with it', () => {

@@ -116,10 +116,12 @@ export interface GroupPlan {
 export function planGroup(input: GroupPlanInput): GroupPlan {
   const room = input.errorBudget + BUDGET_SLACK - input.sessionErrors;
   const perMessage = input.transactionErrors;
-  // Several messages per group once the refusal share is known (before, each group teaches the
-  // next: the session goes on when the first came back better than the worst case), or at a host
-  // with no session budget at all (then every message fits its cap whatever the share).
-  const severalMessages = perMessage !== null && (input.estimate.known || input.errorBudget === Number.POSITIVE_INFINITY);
+  // Several messages per group only at a host known to keep no count of refusals per session
+  // (Exim, next-group.ts sessionErrorBudget): every message fits its cap whatever the share. At
+  // a host not known, one message per group, each ended by EHLO: the session learns between
+  // groups, and a limit per session it has not shown yet (Sendmail's BadRcptThrottle) is met one
+  // group at a time, not with a whole session's budget in one write.
+  const severalMessages = perMessage !== null && input.errorBudget === Number.POSITIVE_INFINITY;
   const transactionsLeft = severalMessages ? Math.max(1, input.transactionsLeft) : 1;
   const perGroup = input.rcptLimit * transactionsLeft;
   const perSession = input.sessionRcptsLeft === null ? perGroup : Math.max(0, Math.min(perGroup, input.sessionRcptsLeft));

@@ -52,6 +52,11 @@ export interface HostProfile {
    * per session after all (an error limit, a tarpit).
    */
   errorsPerMessage: boolean;
+  /**
+   * The host answers QUIT late (Exim corks its 221: up to 200 ms): a group that ends the
+   * session ends with EHLO instead, and QUIT follows, its reply awaited beside other work.
+   */
+  slowQuit: boolean;
   sessions: number;
   rcptLimit: number;
   transactions: number;
@@ -125,7 +130,7 @@ export class HostLearning {
   ) {}
 
   private fresh(): HostProfile {
-    return { ...this.defaults, sessionCeiling: FIRST_CONTACT_SESSIONS, slowEveryReply: false, errorsPerMessage: false, greetings: null, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
+    return { ...this.defaults, sessionCeiling: FIRST_CONTACT_SESSIONS, slowEveryReply: false, errorsPerMessage: false, slowQuit: false, greetings: null, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
   }
 
   /** The profile as known now (defaults until load() has answered). */
@@ -163,6 +168,7 @@ export class HostLearning {
             profile.greetings = typeof stored.greetings === 'number' && stored.greetings >= 1 ? stored.greetings : null;
             profile.slowEveryReply = stored.slowEveryReply === true;
             profile.errorsPerMessage = stored.errorsPerMessage === true;
+            profile.slowQuit = stored.slowQuit === true;
             profile.sessionCeiling = Math.max(1, n(stored.sessionCeiling, FIRST_CONTACT_SESSIONS, this.defaults.sessions));
             if (stored.sessionRcpts === null) profile.sessionRcpts = null;
             else if (typeof stored.sessionRcpts === 'number' && stored.sessionRcpts >= 1) profile.sessionRcpts = stored.sessionRcpts;
@@ -264,6 +270,14 @@ export class HostLearning {
     return true;
   }
 
+  /** The host's 221 came well after its QUIT was read. */
+  quitSlow(host: string): boolean {
+    const profile = this.profile(host);
+    if (profile.slowQuit) return false;
+    profile.slowQuit = true;
+    return true;
+  }
+
   /** The host counts refused recipients per message only (its banner names such an MTA): sessions plan no error budget of their own. */
   errorsPerMessageOnly(host: string): boolean {
     const profile = this.profile(host);
@@ -304,7 +318,8 @@ export class HostLearning {
   /** Rejections came late, one by one. */
   tarpitSeen(host: string): boolean {
     const profile = this.profile(host);
-    const changed = !profile.tarpit || profile.errorBudget > TARPIT_ERROR_BUDGET || this.errorsPerSession(host);
+    const perSession = this.errorsPerSession(host);
+    const changed = perSession || !profile.tarpit || profile.errorBudget > TARPIT_ERROR_BUDGET;
     profile.tarpit = true;
     profile.errorBudget = Math.min(profile.errorBudget, TARPIT_ERROR_BUDGET);
     return changed;

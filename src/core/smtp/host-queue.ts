@@ -51,6 +51,8 @@ export class HostQueue {
   /** The stored profile of the host, loaded before the first session opens. */
   private readonly ready: Promise<void>;
   private readonly workers = new Set<Promise<void>>();
+  /** Sessions whose QUIT is out and whose 221 is awaited. */
+  private readonly farewells = new Set<ProbeSession>();
 
   constructor(
     readonly host: string,
@@ -132,6 +134,7 @@ export class HostQueue {
     const state = this.state;
     let release: (() => Promise<void> | void) | undefined;
     let farewell: Promise<unknown> | undefined;
+    let quitting: ProbeSession | undefined;
     try {
       await this.ready;
       if (!state.closing) await state.backoff.waitOut();
@@ -144,6 +147,7 @@ export class HostQueue {
         learnFromGreeting(state.learning, this.host, session);
         this.pump();
         ({ farewell } = await serveSession(state, session, (failure) => this.openFailed(failure)));
+        if (farewell) quitting = session;
       }
     } finally {
       state.counts.open--;
@@ -151,8 +155,16 @@ export class HostQueue {
       await release?.();
       this.pump();
       // The 221 is still awaited (bounded, session.quit()): the queue is not idle — and not
-      // dropped by the dispatcher, whose close() would then miss it — before the socket is closed.
+      // dropped by the dispatcher, whose close() would then miss it — before the socket is
+      // closed. close() stops waiting for it (quitWithoutWaiting).
+      if (quitting) this.farewells.add(quitting);
+      if (quitting && state.closing) quitting.quitWithoutWaiting();
       await farewell;
+      if (quitting) {
+        this.farewells.delete(quitting);
+        // A 221 that came late (Exim corks it): groups that end a session end with EHLO from now on.
+        if (quitting.quitAnsweredLate && state.learning.quitSlow(this.host)) void state.learning.save(this.host);
+      }
       if (farewell) {
         state.counts.quitting--;
         this.pump();
@@ -223,6 +235,7 @@ export class HostQueue {
     this.state.backoff.cutShort();
     this.state.line.wakeIdle();
     for (const entry of this.state.line.takeAll()) entry.end({ kind: 'aborted' });
+    for (const session of this.farewells) session.quitWithoutWaiting();
     await Promise.allSettled([...this.workers]);
   }
 }

@@ -102,6 +102,25 @@ export function keepAliveAfter(pipelined: boolean): 'ehlo' | 'none' {
 }
 
 /**
+ * What ends a group: EHLO or nothing while the session goes on (keepAliveAfter); QUIT riding
+ * the group that ends it — unless the host answers QUIT late (Exim sets TCP_CORK before its 221,
+ * which then waits up to 200 ms, and every answer of the group with it). There the group ends
+ * with EHLO (nothing in lockstep) when the session may greet again, and QUIT follows on its own
+ * (session-driver.ts): the answers count at once, the 221 is awaited beside the next sessions.
+ */
+export function groupEnder(
+  final: boolean,
+  session: { pipelined: boolean; canVerifyWithEhlo: boolean; greetings: number },
+  profile: Pick<HostProfile, 'slowQuit' | 'greetings'>,
+): 'quit' | 'ehlo' | 'none' {
+  if (!final) return keepAliveAfter(session.pipelined);
+  if (!profile.slowQuit) return 'quit';
+  if (!session.pipelined) return 'none';
+  const greetingsLeft = profile.greetings === null || session.greetings < profile.greetings;
+  return session.canVerifyWithEhlo && greetingsLeft ? 'ehlo' : 'quit';
+}
+
+/**
  * Whether a session may run only one group: its host's replies fell out of step once (strict:
  * one command at a time, one group per session), or its groups are pipelined and cannot be
  * closed by a repeated EHLO (the server answered HELO only). Lockstep groups need no closing

@@ -57,3 +57,13 @@ export function countsErrorsPerSession(family: ServerFamily | null): boolean {
 export function countsErrorsPerMessageOnly(family: ServerFamily | null): boolean {
   return family === 'exim';
 }
+
+/**
+ * Whether the MTA holds its 221: Exim's QUIT handler sets TCP_CORK on the socket before it writes
+ * the reply (smtp_in.c, Linux builds), so the 221 leaves when the process closes the connection or
+ * the kernel's 200 ms cork ceiling runs out — measured on Exim 4.96: 200 ms after QUIT, where its
+ * other replies come at once. Other hosts show it by their timing (session.ts, SLOW_QUIT_MS).
+ */
+export function answersQuitLate(family: ServerFamily | null): boolean {
+  return family === 'exim';
+}

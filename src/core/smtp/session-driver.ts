@@ -9,7 +9,7 @@ import { attributeGroup } from '../evidence/transcript.js';
 import { planGroup } from './group-plan.js';
 import { brokenGroupFate, perConnectionCapAt, readGroupReplies, sendableIn, splitByAnswer } from './group-replies.js';
 import { hostPaused, rulesNow, type HostState } from './host-state.js';
-import { errorRoom, groupEndsSession, groupPlanInput, keepAliveAfter, onlyOneGroup, sessionRcptsLeft } from './next-group.js';
+import { errorRoom, groupEnder, groupEndsSession, groupPlanInput, onlyOneGroup, sessionRcptsLeft } from './next-group.js';
 import { afterCut, afterHostPause, afterRefusal, afterSilence, type Entry } from './put-back.js';
 import type { ProbeSession, SessionFailure, TransactionResult } from './session.js';
 import { learnFromTransaction } from './transaction-lessons.js';
@@ -90,9 +90,13 @@ export async function serveSession(
         state.counts.busy--;
       }
       transactions += ran;
+      // A group that ended the session without QUIT (the host answers QUIT late): QUIT follows now.
+      if (final && after === 'open') break;
     }
-    // quit() writes QUIT before it returns its promise.
-    if (after === 'open' || after === 'stop') farewell = session.quit();
+    // quit() writes QUIT before it returns its promise. An engine that is closing does not wait for the 221.
+    if ((after === 'open' || after === 'stop') && state.closing) session.quitWithoutWaiting();
+    // A host that answers QUIT late waits for our end after it (Exim): QUIT ends our side.
+    else if (after === 'open' || after === 'stop') farewell = session.quit(state.profile.slowQuit);
     if (after !== 'broken') state.backoff.reset();
   } finally {
     if (!farewell) session.destroy();
@@ -126,7 +130,7 @@ async function runGroup(state: HostState, session: ProbeSession, messages: Entry
   const result = await session.transaction(
     sendable.map((e) => e.target.recipient),
     sendable.some((e) => e.target.needsUtf8),
-    final ? 'quit' : keepAliveAfter(session.pipelined),
+    groupEnder(final, session, state.profile),
     sendableMessages.map((message) => message.length),
   );
   return { after: readGroup(state, session, sendable, result, carriedBefore), transactions: result.mails.length };

@@ -40,6 +40,8 @@ export function learnFromTransaction(learning: HostLearning, host: string, sessi
     changed = learning.transactionErrorsLifted(host);
   }
   const failure = result.failure;
+  // QUIT answered late (Exim corks its 221): groups that end a session end with EHLO from now on.
+  if (result.slowQuit) changed = learning.quitSlow(host) || changed;
   if (result.slowEhlo) {
     // A late answer to a repeated greeting: the host counts them (Sendmail); stay below this one.
     changed = learning.greetingsLimited(host, session.greetings - 1) || changed;

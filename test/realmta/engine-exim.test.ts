@@ -42,7 +42,7 @@ describe('real Exim behind an 80 ms round trip: sessions sized to the path', { s
 
 describe('real Exim, one session: several messages in one write, and its QUIT', { skip }, () => {
   const list = postfixList({ perDomain: 20, unknownShare: 0.5, seed: 26, domains: ['multi.test'] });
-  const use = useBed(list, () => startExim({ ip: '127.0.78.9', domains: list.domains, recipients: [...list.existing] }));
+  const use = useBed(list, () => startExim({ ip: '127.0.78.10', domains: list.domains, recipients: [...list.existing] }));
   const settings = (): SessionSettings => ({
     heloName: 'probe.presend.test',
     mailFrom: 'probe@presend.test',

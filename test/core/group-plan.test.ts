@@ -2,9 +2,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { planGroup, type GroupPlanInput } from '../../src/core/smtp/group-plan.js';
 import { HostLearning } from '../../src/core/smtp/host-profile.js';
-import { answersQuitLate, countsErrorsPerMessageOnly, countsErrorsPerSession, serverFamilyOf } from '../../src/core/smtp/server-family.js';
+import { answersQuitLate, keepsNoSessionErrorCount, countsErrorsPerSession, serverFamilyOf } from '../../src/core/smtp/server-family.js';
 import { learnFromGreeting } from '../../src/core/smtp/greeting-lessons.js';
-import { sessionErrorBudget } from '../../src/core/smtp/next-group.js';
+import { goesOnInMessage, sessionErrorBudget } from '../../src/core/smtp/next-group.js';
 import { FIRST_CONTACT_SESSIONS, NO_CLIENT_LIMIT_CEILING, allowedSessions, sessionCeiling, sessionsForPath } from '../../src/core/smtp/session-count.js';
 
 /** A fresh session at a host never asked before: Postfix-like budget, Exim-like cap per message. */
@@ -22,6 +22,7 @@ const FIRST: GroupPlanInput = {
   setupRounds: 3,
   transactionsLeft: 1,
   transactionsPerSession: 1,
+  groupCap: null,
 };
 
 describe('first contact stays under every known limit (group-plan.ts)', () => {
@@ -95,6 +96,14 @@ describe('several messages in one pipelined group at a host that counts refusals
     assert.deepEqual(planGroup({ ...EXIM, errorBudget: 8, estimate: { rate: 0.25, weight: 108, known: true } }).transactions.length, 1);
   });
 
+  test('a lockstep session going on in its open message takes small groups (the line shared to the end), never ends for a fresh session', () => {
+    const plan = planGroup({ ...FIRST, urgent: 0, errorBudget: Number.POSITIVE_INFINITY, transactionErrors: null, groupCap: 4, transactionsDone: 1, estimate: { rate: 0.25, weight: 108, known: true } });
+    assert.deepEqual([plan.size, plan.freshIsBetter, plan.transactions], [4, false, [4]]);
+    assert.equal(goesOnInMessage(false, { transactionErrors: null }), true);
+    assert.equal(goesOnInMessage(true, { transactionErrors: null }), false, 'pipelined: a group is one round trip whatever its size');
+    assert.equal(goesOnInMessage(false, { transactionErrors: 3 }), false, 'a per-message refusal cap would run on across the groups');
+  });
+
   test('at a host that counts errors per session only (no per-message cap) a group is one message', () => {
     assert.equal(planGroup({ ...EXIM, transactionErrors: null, errorBudget: 8 }).transactions.length, 1);
   });
@@ -120,26 +129,29 @@ describe('the greeting names the MTA (server-family.ts)', () => {
     for (const family of ['postfix', 'sendmail', 'opensmtpd', 'haraka', 'exchange'] as const) assert.equal(countsErrorsPerSession(family), true, family);
   });
 
-  test("Exim's greeting: refusals counted per message only (no session budget) and a QUIT answered late; an unnamed server neither", () => {
+  test("Exim's greeting: refusals counted per message only (no session budget) and a QUIT answered late; OpenSMTPD's: no count at all; an unnamed server neither", () => {
     const learning = new HostLearning({ get: () => Promise.resolve(undefined), set: () => Promise.resolve() }, { errorBudget: 8, transactionErrors: 3, sessionRcpts: 20, sessions: 10, rcptLimit: 100, transactions: 10 }, 0);
     const greeted = (banner: string) => ({ greeting: { code: 220, text: banner, lines: [banner], enhanced: null }, greetedSlowly: false });
     learnFromGreeting(learning, 'exim.test', greeted('mx.example.com ESMTP Exim 4.96 Fri, 27 Nov 2026 23:00:00 +0000'));
     learnFromGreeting(learning, 'other.test', greeted('mx.example.com ESMTP'));
     const exim = learning.profile('exim.test');
-    assert.deepEqual([exim.errorsPerMessage, exim.slowQuit, exim.transactionErrors], [true, true, 3]);
+    assert.deepEqual([exim.noSessionErrors, exim.slowQuit, exim.transactionErrors], [true, true, 3]);
     assert.equal(sessionErrorBudget(exim), Number.POSITIVE_INFINITY);
+    learnFromGreeting(learning, 'smtpd.test', greeted('mx.example.com ESMTP OpenSMTPD'));
+    const smtpd = learning.profile('smtpd.test');
+    assert.deepEqual([smtpd.noSessionErrors, smtpd.slowQuit, smtpd.transactionErrors, sessionErrorBudget(smtpd)], [true, false, null, Number.POSITIVE_INFINITY], 'OpenSMTPD counts no refusals at all');
     const other = learning.profile('other.test');
-    assert.deepEqual([other.errorsPerMessage, other.slowQuit, sessionErrorBudget(other)], [false, false, 8]);
+    assert.deepEqual([other.noSessionErrors, other.slowQuit, sessionErrorBudget(other)], [false, false, 8]);
     assert.equal(answersQuitLate('postfix'), false);
-    assert.equal(countsErrorsPerMessageOnly('postfix'), false);
+    assert.equal(keepsNoSessionErrorCount('postfix'), false);
   });
 
   test('a per-session limit shown after all (a tarpit, an error limit) brings the session budget back', () => {
     const learning = new HostLearning({ get: () => Promise.resolve(undefined), set: () => Promise.resolve() }, { errorBudget: 8, transactionErrors: 3, sessionRcpts: 20, sessions: 10, rcptLimit: 100, transactions: 10 }, 0);
-    learning.errorsPerMessageOnly('a.test');
+    learning.noSessionErrorCount('a.test');
     assert.equal(learning.tarpitSeen('a.test'), true);
     assert.equal(sessionErrorBudget(learning.profile('a.test')), 3);
-    learning.errorsPerMessageOnly('b.test');
+    learning.noSessionErrorCount('b.test');
     assert.equal(learning.limitSeen('b.test', 12), true, 'a limit above the budget still ends the per-message reading');
     assert.equal(sessionErrorBudget(learning.profile('b.test')), 8);
   });

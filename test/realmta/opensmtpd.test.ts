@@ -5,6 +5,8 @@ import { skipUnless } from './bed.js';
 import { postfixList } from './lists.js';
 import { openSmtpdUnavailable, startOpenSmtpd } from './opensmtpd-bed.js';
 import { assertNothingTaken, useBed, verifyListAtBed } from './suite.js';
+import { ProbeSession } from '../../src/core/smtp/session.js';
+import { DEFAULT_REPLY_LIMITS } from '../../src/core/replies/parse.js';
 
 /**
  * Against OpenSMTPD 6.8 with its stock limits (opensmtpd-bed.ts), which does not offer
@@ -52,6 +54,49 @@ describe('the OpenSMTPD bed itself', { skip }, () => {
     await talk.closed;
     await bed.settle();
     assert.equal(bed.limitLines().length, 1, bed.limitLines().join('\n'));
+    assertNothingTaken(bed);
+  });
+});
+
+describe('real OpenSMTPD, one lockstep session: groups go on in one message', { skip }, () => {
+  const list = postfixList({ perDomain: 12, unknownShare: 0.5, seed: 45, domains: ['lockstep.test'] });
+  const use = useBed(list, () => startOpenSmtpd({ ip: '127.0.80.5', domains: list.domains, recipients: [...list.existing] }));
+
+  test('three groups of four in one MAIL: no RSET or MAIL between them, every RCPT answered in its place, the transcript shows one MAIL', async () => {
+    const bed = use.bed();
+    const opened = await ProbeSession.open(bed.hostname, [bed.ip], {
+      heloName: 'probe.presend.test',
+      mailFrom: 'probe@presend.test',
+      port: bed.port,
+      stepTimeoutMs: 5000,
+      sessionMaxMs: 30_000,
+      proxy: null,
+      useStartTls: false,
+      limits: DEFAULT_REPLY_LIMITS,
+    });
+    assert.ok(opened.ok, opened.ok ? '' : opened.failure.detail);
+    const session = opened.session;
+    assert.equal(session.pipelined, false, 'OpenSMTPD offers no PIPELINING');
+    const groups = [list.addresses.slice(0, 4), list.addresses.slice(4, 8), list.addresses.slice(8, 12)];
+    const codes: number[] = [];
+    const sent: string[] = [];
+    for (const [g, group] of groups.entries()) {
+      if (g > 0) assert.equal(session.canGoOn(group.length, false, 100), true, 'the message is open');
+      const result = await session.transaction(group, false, 'none', undefined, g > 0);
+      assert.equal(result.verified, true);
+      assert.equal(result.mail?.code, 250);
+      codes.push(...result.rcpt.map((r) => r?.code ?? 0));
+      sent.push(...session.transcript.groupBuckets(group.length)[0]?.filter((line) => line.dir === 'C').map((line) => line.text.split(':')[0] ?? '') ?? []);
+    }
+    assert.equal(session.canGoOn(1, false, 12), false, 'a message at its recipient limit takes no more');
+    assert.deepEqual(sent, ['MAIL FROM', 'RCPT TO', 'RCPT TO', 'RCPT TO'], 'the first group opened the message; each recipient sees its own RCPT');
+    assert.deepEqual(
+      codes,
+      list.addresses.slice(0, 12).map((a) => (list.existing.has(a) ? 250 : 550)),
+    );
+    await session.quit();
+    await bed.settle();
+    assert.deepEqual(bed.limitLines(), []);
     assertNothingTaken(bed);
   });
 });

@@ -4,7 +4,7 @@
  * profile (host-profile.ts), as transaction-lessons.ts does for what a transaction shows.
  */
 import type { HostLearning } from './host-profile.js';
-import { answersQuitLate, capsRecipientsPerMessage, countsErrorsPerMessageOnly, countsErrorsPerSession, serverFamilyOf } from './server-family.js';
+import { answersQuitLate, capsRecipientsPerMessage, keepsNoSessionErrorCount, countsErrorsPerSession, serverFamilyOf } from './server-family.js';
 import { sessionCeiling } from './session-count.js';
 import type { ProbeSession } from './session.js';
 
@@ -13,7 +13,7 @@ export function learnFromGreeting(learning: HostLearning, host: string, session:
   // Sendmail (MAXHELOCOMMANDS 3) sleeps from the third greeting of a session.
   let changed = family === 'sendmail' && learning.greetingsLimited(host, 2);
   if (countsErrorsPerSession(family)) changed = learning.transactionErrorsLifted(host) || changed;
-  if (countsErrorsPerMessageOnly(family)) changed = learning.errorsPerMessageOnly(host) || changed;
+  if (keepsNoSessionErrorCount(family)) changed = learning.noSessionErrorCount(host) || changed;
   if (answersQuitLate(family)) changed = learning.quitSlow(host) || changed;
   if (capsRecipientsPerMessage(family)) changed = learning.sessionRcptsLifted(host) || changed;
   changed = learning.sessionCeilingKnown(host, sessionCeiling(family)) || changed;

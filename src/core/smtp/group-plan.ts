@@ -91,6 +91,12 @@ export interface GroupPlanInput {
    */
   transactionsLeft: number;
   transactionsPerSession: number;
+  /**
+   * Recipients per group when a lockstep session goes on in one open message (no RSET and MAIL
+   * between its groups, session.ts canGoOn): small groups cost nothing there, bring results as
+   * they are known and let every session of the host share its line to the end. Null otherwise.
+   */
+  groupCap: number | null;
 }
 
 export interface GroupPlan {
@@ -125,7 +131,7 @@ export function planGroup(input: GroupPlanInput): GroupPlan {
   const transactionsLeft = severalMessages ? Math.max(1, input.transactionsLeft) : 1;
   const perGroup = input.rcptLimit * transactionsLeft;
   const perSession = input.sessionRcptsLeft === null ? perGroup : Math.max(0, Math.min(perGroup, input.sessionRcptsLeft));
-  const balanced = Math.min(perSession, Math.ceil(input.waiting / Math.max(1, input.freeSessions)));
+  const balanced = Math.min(perSession, Math.ceil(input.waiting / Math.max(1, input.freeSessions)), input.groupCap ?? Number.POSITIVE_INFINITY);
   const sure = Math.min(balanced, input.urgent, input.rcptLimit);
   const worst = worstCaseCeiling(input.errorBudget) - input.sessionErrors - sure;
   const cap = Math.min(balanced - sure, Math.max(1, worst));
@@ -137,7 +143,7 @@ export function planGroup(input: GroupPlanInput): GroupPlan {
     transactions = splitIntoMessages(sure, rest, perMessage, input.rcptLimit, transactionsLeft, fitting);
     rest = transactions.reduce((sum, n) => sum + n, 0) - sure;
   }
-  if (input.transactionsDone > 0 && sure === 0) {
+  if (input.transactionsDone > 0 && sure === 0 && input.groupCap === null) {
     const freshMessages = severalMessages ? Math.max(1, input.transactionsPerSession) : 1;
     const perFreshMessage = perMessage === null ? input.rcptLimit : fitting(perMessage, input.rcptLimit);
     const fresh = Math.min(fitting(input.errorBudget + BUDGET_SLACK, input.rcptLimit * freshMessages), perFreshMessage * freshMessages);

@@ -47,11 +47,12 @@ export interface HostProfile {
    */
   slowEveryReply: boolean;
   /**
-   * The host counts refused recipients per message only (its banner names Exim): no session
-   * budget beyond each message's cap (transactionErrors). Cleared when the host shows a limit
-   * per session after all (an error limit, a tarpit).
+   * The host keeps no count of refused recipients per session (its banner names Exim, which
+   * counts them per message — transactionErrors caps each — or OpenSMTPD, which counts none):
+   * sessions plan no error budget of their own. Cleared when the host shows a limit per session
+   * after all (an error limit, a tarpit).
    */
-  errorsPerMessage: boolean;
+  noSessionErrors: boolean;
   /**
    * The host answers QUIT late (Exim corks its 221: up to 200 ms): a group that ends the
    * session ends with EHLO instead, and QUIT follows, its reply awaited beside other work.
@@ -93,7 +94,7 @@ export const FIRST_CONTACT_TRANSACTION_ERRORS = 3;
  */
 export const FIRST_CONTACT_SESSION_RCPTS = 20;
 /** A slowdown from this many errors or fewer is no error limit (Postfix's is 10) but a penalised client. */
-const PENALISED_FROM_ERRORS = 2;
+export const PENALISED_FROM_ERRORS = 2;
 /** Recipients of a host's own that must have been answered before its refusal share counts as known (group-plan.ts). */
 const KNOWN_SAMPLE = 20;
 /** Budget left for a tarpitting host: a few held-back rejections per session at most. */
@@ -130,7 +131,7 @@ export class HostLearning {
   ) {}
 
   private fresh(): HostProfile {
-    return { ...this.defaults, sessionCeiling: FIRST_CONTACT_SESSIONS, slowEveryReply: false, errorsPerMessage: false, slowQuit: false, greetings: null, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
+    return { ...this.defaults, sessionCeiling: FIRST_CONTACT_SESSIONS, slowEveryReply: false, noSessionErrors: false, slowQuit: false, greetings: null, strict: false, tarpit: false, rcpts: 0, refusals: 0 };
   }
 
   /** The profile as known now (defaults until load() has answered). */
@@ -167,7 +168,7 @@ export class HostLearning {
             profile.transactions = Math.max(1, n(stored.transactions, profile.transactions, this.defaults.transactions));
             profile.greetings = typeof stored.greetings === 'number' && stored.greetings >= 1 ? stored.greetings : null;
             profile.slowEveryReply = stored.slowEveryReply === true;
-            profile.errorsPerMessage = stored.errorsPerMessage === true;
+            profile.noSessionErrors = stored.noSessionErrors === true;
             profile.slowQuit = stored.slowQuit === true;
             profile.sessionCeiling = Math.max(1, n(stored.sessionCeiling, FIRST_CONTACT_SESSIONS, this.defaults.sessions));
             if (stored.sessionRcpts === null) profile.sessionRcpts = null;
@@ -278,19 +279,19 @@ export class HostLearning {
     return true;
   }
 
-  /** The host counts refused recipients per message only (its banner names such an MTA): sessions plan no error budget of their own. */
-  errorsPerMessageOnly(host: string): boolean {
+  /** The host keeps no count of refused recipients per session (its banner names such an MTA): sessions plan no error budget of their own. */
+  noSessionErrorCount(host: string): boolean {
     const profile = this.profile(host);
-    if (profile.errorsPerMessage) return false;
-    profile.errorsPerMessage = true;
+    if (profile.noSessionErrors) return false;
+    profile.noSessionErrors = true;
     return true;
   }
 
   /** The host showed a limit per session after all: the session budget applies again. */
   private errorsPerSession(host: string): boolean {
     const profile = this.profile(host);
-    if (!profile.errorsPerMessage) return false;
-    profile.errorsPerMessage = false;
+    if (!profile.noSessionErrors) return false;
+    profile.noSessionErrors = false;
     return true;
   }
 

@@ -7,17 +7,18 @@ import { BUDGET_SLACK, type GroupPlanInput, type RefusalEstimate } from './group
 import type { HostProfile } from './host-profile.js';
 
 /**
- * Errors one session plans to collect: the host's budget — or none at all beyond each
- * message's own cap at a host that counts refusals per message only (Exim: its ACLs read
- * $rcpt_fail_count, which each message starts again at 0; it keeps no count of refused
- * recipients per session).
+ * Errors one session plans to collect: the host's budget — or no budget at a host that keeps no
+ * count of refused recipients per session (host-profile.ts noSessionErrors: Exim counts them per
+ * message, its ACLs reading $rcpt_fail_count, which each message starts again at 0, and each
+ * message keeps under its cap, transactionErrors; OpenSMTPD counts none — measured on 6.8: 120
+ * refused recipients in one session, no delay, no kick).
  */
-export function sessionErrorBudget(profile: Pick<HostProfile, 'errorBudget' | 'errorsPerMessage' | 'transactionErrors'>): number {
-  return profile.errorsPerMessage && profile.transactionErrors !== null ? Number.POSITIVE_INFINITY : profile.errorBudget;
+export function sessionErrorBudget(profile: Pick<HostProfile, 'errorBudget' | 'noSessionErrors'>): number {
+  return profile.noSessionErrors ? Number.POSITIVE_INFINITY : profile.errorBudget;
 }
 
 /** Errors the session may still collect (budget plus the slack group-plan.ts allows). */
-export function errorRoom(profile: Pick<HostProfile, 'errorBudget' | 'errorsPerMessage' | 'transactionErrors'>, sessionErrors: number): number {
+export function errorRoom(profile: Pick<HostProfile, 'errorBudget' | 'noSessionErrors'>, sessionErrors: number): number {
   return sessionErrorBudget(profile) + BUDGET_SLACK - sessionErrors;
 }
 
@@ -39,6 +40,18 @@ export interface GroupSituation {
   pipelined: boolean;
   transactionsLeft: number;
   transactionsPerSession: number;
+}
+
+/** Recipients per group of a lockstep session that goes on in one message: about a third of a second of round trips at 80 ms. */
+export const LOCKSTEP_GROUP = 4;
+
+/**
+ * Whether a session's groups go on in one open message (session.ts canGoOn): in lockstep (each
+ * RCPT is its own round trip anyway) at a host with no per-message refusal cap to keep under
+ * (a count that would run on across the groups).
+ */
+export function goesOnInMessage(pipelined: boolean, profile: Pick<HostProfile, 'transactionErrors'>): boolean {
+  return !pipelined && profile.transactionErrors === null;
 }
 
 /** Recipients the session may still carry under the host's per-connection cap; null when unbounded. */
@@ -65,6 +78,7 @@ export function groupPlanInput(profile: HostProfile, situation: GroupSituation):
     setupRounds: situation.setupRounds,
     transactionsLeft: situation.pipelined ? situation.transactionsLeft : 1,
     transactionsPerSession: situation.pipelined ? situation.transactionsPerSession : 1,
+    groupCap: goesOnInMessage(situation.pipelined, profile) ? LOCKSTEP_GROUP : null,
   };
 }
 

@@ -49,13 +49,14 @@ export function countsErrorsPerSession(family: ServerFamily | null): boolean {
 }
 
 /**
- * Whether the MTA counts refused recipients per message only: Exim keeps no count of them per
- * session (its ACLs see $rcpt_fail_count, which each message starts again at 0; its session
- * limits count protocol errors and non-mail commands, smtp_max_synprot_errors and
- * smtp_accept_max_nonmail), so a session's budget is its messages' caps.
+ * Whether the MTA keeps no count of refused recipients per session. Exim counts them per message
+ * (its ACLs see $rcpt_fail_count, which each message starts again at 0; its session limits
+ * count protocol errors and non-mail commands, smtp_max_synprot_errors and
+ * smtp_accept_max_nonmail). OpenSMTPD counts none (measured on 6.8: 120 refused recipients in
+ * one session, each answered at once, no kick, nothing in its log).
  */
-export function countsErrorsPerMessageOnly(family: ServerFamily | null): boolean {
-  return family === 'exim';
+export function keepsNoSessionErrorCount(family: ServerFamily | null): boolean {
+  return family === 'exim' || family === 'opensmtpd';
 }
 
 /**

@@ -9,7 +9,7 @@ import { attributeGroup } from '../evidence/transcript.js';
 import { planGroup } from './group-plan.js';
 import { brokenGroupFate, perConnectionCapAt, readGroupReplies, sendableIn, splitByAnswer } from './group-replies.js';
 import { hostPaused, rulesNow, type HostState } from './host-state.js';
-import { errorRoom, groupEnder, groupEndsSession, groupPlanInput, onlyOneGroup, sessionRcptsLeft } from './next-group.js';
+import { errorRoom, goesOnInMessage, groupEnder, groupEndsSession, groupPlanInput, onlyOneGroup, sessionRcptsLeft } from './next-group.js';
 import { afterCut, afterHostPause, afterRefusal, afterSilence, type Entry } from './put-back.js';
 import type { ProbeSession, SessionFailure, TransactionResult } from './session.js';
 import { learnFromTransaction } from './transaction-lessons.js';
@@ -83,7 +83,9 @@ export async function serveSession(
       state.counts.busy++;
       let ran = 1;
       try {
-        const group = await runGroup(state, session, messagesOf(batch, plan.transactions), final, before);
+        const rcptLimit = Math.min(settings.maxRcptsPerTransaction, state.profile.rcptLimit);
+        const goOn = goesOnInMessage(session.pipelined, state.profile) && session.canGoOn(batch.length, batch.some((e) => e.target.needsUtf8), rcptLimit);
+        const group = await runGroup(state, session, messagesOf(batch, plan.transactions), final, before, goOn);
         after = group.after;
         ran = group.transactions;
       } finally {
@@ -123,7 +125,7 @@ function messagesOf(batch: readonly Entry[], sizes: readonly number[]): Entry[][
  * `final`, else by EHLO when pipelined (nothing in lockstep); its replies count once the group
  * ended in step. Returns what the session does next and how many transactions it ran.
  */
-async function runGroup(state: HostState, session: ProbeSession, messages: Entry[][], final: boolean, carriedBefore: number): Promise<{ after: AfterGroup; transactions: number }> {
+async function runGroup(state: HostState, session: ProbeSession, messages: Entry[][], final: boolean, carriedBefore: number, goOn: boolean): Promise<{ after: AfterGroup; transactions: number }> {
   const sendableMessages = messages.map((message) => sendableIn(message, session.capabilities.smtputf8)).filter((message) => message.length > 0);
   if (sendableMessages.length === 0) return { after: 'open', transactions: 0 };
   const sendable = sendableMessages.flat();
@@ -132,8 +134,10 @@ async function runGroup(state: HostState, session: ProbeSession, messages: Entry
     sendable.some((e) => e.target.needsUtf8),
     groupEnder(final, session, state.profile),
     sendableMessages.map((message) => message.length),
+    goOn,
   );
-  return { after: readGroup(state, session, sendable, result, carriedBefore), transactions: result.mails.length };
+  // Going on in the open message started no transaction.
+  return { after: readGroup(state, session, sendable, result, carriedBefore), transactions: goOn ? 0 : result.mails.length };
 }
 
 /** What a group's replies mean for its recipients and its host, and what the session does next. */

@@ -12,6 +12,8 @@ import { putBackRules, type HostQueueSettings } from './host-queue-settings.js';
 import type { PutBackRules } from './put-back.js';
 import { allowedSessions, fewerSessions, sessionsForPath, type SessionCounts } from './session-count.js';
 import type { WaitingLine } from './waiting-line.js';
+import { BUDGET_SLACK } from './group-plan.js';
+import { sessionErrorBudget } from './next-group.js';
 
 export interface HostState {
   readonly host: string;
@@ -38,9 +40,25 @@ export function allowed(state: HostState): number {
   return allowedSessions(state.counts, state.profile.sessionCeiling);
 }
 
-/** Sessions at once worth having now: sized to the path (session-count.ts). */
+/** Sessions at once worth having now: sized to the path, or to how short the host's error budget makes each session (session-count.ts). */
 export function wanted(state: HostState): number {
-  return sessionsForPath(state.link.pathMs ?? 0, state.profile.slowEveryReply, allowed(state));
+  const forPath = sessionsForPath(state.link.pathMs ?? 0, state.profile.slowEveryReply, allowed(state));
+  return Math.max(forPath, Math.min(allowed(state), sessionsForBudget(state)));
+}
+
+/**
+ * Sessions the waiting recipients need when each carries only what the host's error budget
+ * lets it (0 while the host's refusal share is unknown): a domain whose every address is gone
+ * needs one session per nine of them at a stock Postfix, and their setups run side by side
+ * rather than one after the other.
+ */
+function sessionsForBudget(state: HostState): number {
+  const estimate = state.learning.refusals(state.host);
+  if (!estimate.known || state.line.length === 0) return 0;
+  const budget = sessionErrorBudget(state.profile);
+  if (budget === Number.POSITIVE_INFINITY) return 0;
+  const perSession = (budget + BUDGET_SLACK) / Math.max(estimate.rate, 1 / Math.max(1, state.profile.rcptLimit));
+  return Math.ceil(state.line.length / Math.max(1, perSession));
 }
 
 /** The host is busier than our sessions: fewer at once from now on. */

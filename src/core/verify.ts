@@ -29,6 +29,7 @@ import { RoutedDispatcher } from './egress/routed-dispatcher.js';
 import { parseAddress, type AddressParse } from './syntax/address.js';
 import type { EngineResult } from './types.js';
 import type { CheckEvidence } from './evidence/recorder.js';
+import { ABORTED, untilAborted } from './until-aborted.js';
 
 export type { EngineDeps } from './engine-parts.js';
 
@@ -81,7 +82,9 @@ async function decide(parts: EngineParts, input: string, options: VerifyOptions,
   if (hit) return decided({ kind: 'list', hit });
   if (parts.closed || options.signal?.aborted) return decided({ kind: 'aborted' });
   // DNS facts: the MX set, its provider family, and the lists again for its hosts.
-  const hosts = await (memo?.hosts.get(address.domain) ?? memoized(memo?.hosts, address.domain, () => parts.mailHosts(address.domain)));
+  const lookedUp = await untilAborted(memo?.hosts.get(address.domain) ?? memoized(memo?.hosts, address.domain, () => parts.mailHosts(address.domain)), options.signal);
+  if (lookedUp === ABORTED) return decided({ kind: 'aborted' });
+  const hosts = lookedUp;
   evidence?.mailHosts(address.domain, hosts);
   if (hosts.kind !== 'hosts') return decided({ kind: 'dns', result: hosts.kind === 'dns_failure' ? hosts.failure : hosts.kind });
   traits.providerFamily = parts.familyOf(hosts);

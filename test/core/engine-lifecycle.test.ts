@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { CLI_NODE_ARGS } from '../cli-entry.js';
 import { defaultWorld } from '../../src/mailworld/index.js';
 import { startEngineWorld } from './world-engine.js';
@@ -16,6 +17,22 @@ describe('engine lifecycle', () => {
     const result = await pending;
     assert.equal(result.envelope.verdict, 'TRANSIENT');
     assert.deepEqual(result.envelope.reasons, ['aborted']);
+  });
+
+  test("a check's abort ends it while its DNS lookup is still unanswered (a DNS server that never answers)", async (t) => {
+    const ew = await startEngineWorld(defaultWorld());
+    t.after(() => ew.close());
+    // A UDP socket that reads every query and answers none.
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    t.after(() => silent.close());
+    const engine = ew.another({ dnsServers: [{ host: '127.0.0.1', port: silent.address().port }], dnsTimeoutMs: 30_000 });
+    const controller = new AbortController();
+    const pending = engine.verify('alice@acme.test', { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const result = await Promise.race([pending, new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000).unref())]);
+    assert.ok(result, 'the check ended when aborted, not when the lookup would have timed out (30 s)');
+    assert.deepEqual([result.envelope.verdict, result.envelope.reasons], ['TRANSIENT', ['aborted']]);
   });
 
   test('an aborted batch answers every unfinished address as aborted at once, and nothing after', async (t) => {

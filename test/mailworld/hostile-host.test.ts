@@ -135,6 +135,9 @@ describe('hostile simulated MX hosts', () => {
   // in seconds, not minutes). What is checked is that both sessions were under way when close()
   // was called, that close() itself ended them (neither client left), and that nothing more
   // arrived once it had resolved.
+  /** At most what the kernel's loopback buffers hold between a writer and its reader. */
+  const IN_FLIGHT_BYTES = 1024 * 1024;
+
   test('the world closes at once even with hostile sessions still open', { timeout: 20_000 }, async () => {
     const spare = await startMailWorld({
       hosts: [{ name: 'mx.pit.test', behaviour: { kind: 'tarpit' } }, { name: 'mx.flood.test', behaviour: { kind: 'endless_multiline' } }],
@@ -155,6 +158,10 @@ describe('hostile simulated MX hosts', () => {
     await Promise.all([pit.closed, flood.closed]);
     await until('the world records both sessions ended', () => session('mx.pit.test')?.endedAt !== null && session('mx.flood.test')?.endedAt !== null);
     assert.equal(pit.received, 0, 'the tarpit session was cut, not finished');
-    assert.equal(flood.received, receivedAtClose, 'the flood stopped with the world');
+    // What the flood had written before close() may still be in the loopback socket buffers and
+    // reach the client after close() resolved (seen in a full run: 4,864 bytes); a flood that went
+    // on would bring far more before the socket closed.
+    const afterClose = flood.received - receivedAtClose;
+    assert.ok(afterClose <= IN_FLIGHT_BYTES, `the flood stopped with the world: ${afterClose} bytes came after close()`);
   });
 });

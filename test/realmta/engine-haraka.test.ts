@@ -36,3 +36,15 @@ describe('real Haraka with karma and limit: every reply slow', { skip }, () => {
     assert.ok(Math.max(...perSession) <= 20, `the per-connection cap of 20 is kept: ${perSession.join(' ')}`);
   });
 });
+
+describe('real Haraka with karma and limit behind an 80 ms round trip: the first slow sessions awaited', { skip }, () => {
+  const list = postfixList({ perDomain: 30, unknownShare: 0.25, seed: 34 });
+  const use = useBed(list, () => startHaraka({ ip: '127.0.79.7', domains: list.domains, recipients: [...list.existing] }), { relayIp: '127.0.79.8', oneWayMs: 40 });
+
+  test('60 addresses: every verdict right and no refusal by limit — the first sessions, slowed from their first unknown, are not dropped (Haraka would go on counting them)', async () => {
+    await verifyListAtBed(use, list);
+    const bed = use.bed();
+    assert.deepEqual(bed.limitLines(), [], 'no "Too many concurrent connections" and no limit tarpit');
+    assert.ok(Math.max(...recipientsPerSession(bed.log())) <= 20, 'the per-connection cap of 20 is kept');
+  });
+});

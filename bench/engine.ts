@@ -1,6 +1,6 @@
 /**
  * Benchmark 1: engine throughput against the latency floor. 10,000 addresses over 100 mail-world
- * domains (one MX host each), 20 ms per SMTP reply, default politeness (2 sessions per MX host);
+ * domains (one MX host each), 20 ms per SMTP reply, default politeness (PRESEND_MAX_SESSIONS_PER_MX, 10 sessions per MX host);
  * then the same list in the limits world (world-options.ts LIMITS_WORLD: Postfix's error limits,
  * an Exchange-like tarpit) against the floor those limits allow (limits-floor.ts).
  */
@@ -90,9 +90,9 @@ export async function engineBench(): Promise<Section> {
     '',
     `**Floor** = early-talker delay ${EARLY_TALKER_MS} ms (smtp-server holds every banner back) + banner latency ${latency} ms + EHLO ${latency} ms ` +
       `+ one pipelined MAIL/RCPT×${Math.ceil(floor.addressesPerHost / floor.sessionsPerHost)} (+ catch-all probe) group ${latency} ms = **${floor.ms} ms**. ` +
-      'Assumptions: each host\'s 100 addresses split over its 2 sessions, one transaction each (≤ 100 RCPTs, RFC 5321 §4.5.3.1.8); ' +
+      `Assumptions: each host's ${floor.addressesPerHost} addresses split over its ${floor.sessionsPerHost} sessions, one transaction each (≤ 100 RCPTs, RFC 5321 §4.5.3.1.8); ` +
       'nothing pipelined behind EHLO (RFC 2920 §3.1: PIPELINING is only known from the EHLO reply); hosts in parallel; ' +
-      'DNS, connect and CPU free; QUIT not awaited. Without PIPELINING each RCPT would add a round trip (50 × 20 ms = 1 s per session).',
+      `DNS, connect and CPU free; QUIT not awaited. Without PIPELINING each RCPT would add a round trip (${Math.ceil(floor.addressesPerHost / floor.sessionsPerHost)} × ${latency} ms per session).`,
     '',
     table(
       ['figure', 'value'],

@@ -86,7 +86,9 @@ describe('real OpenSMTPD, one lockstep session: groups go on in one message', { 
       assert.equal(result.verified, true);
       assert.equal(result.mail?.code, 250);
       codes.push(...result.rcpt.map((r) => r?.code ?? 0));
-      sent.push(...session.transcript.groupBuckets(group.length)[0]?.filter((line) => line.dir === 'C').map((line) => line.text.split(':')[0] ?? '') ?? []);
+      const lines = session.transcript.groupBuckets(group.length)[0] ?? [];
+      sent.push(...lines.filter((line) => line.dir === 'C').map((line) => line.text.split(':')[0] ?? ''));
+      if (g > 0) assert.ok(lines.some((line) => line.dir === '-' && /in the message this session opened before \(MAIL FROM:<probe@presend\.test> answered 250; \d+ recipients/.test(line.text)), 'the explanation says which message it went on in');
     }
     assert.equal(session.canGoOn(1, false, 12), false, 'a message at its recipient limit takes no more');
     assert.deepEqual(sent, ['MAIL FROM', 'RCPT TO', 'RCPT TO', 'RCPT TO'], 'the first group opened the message; each recipient sees its own RCPT');

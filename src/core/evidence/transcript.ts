@@ -70,6 +70,11 @@ export class SessionTranscript {
     this.group.push({ at, dir: 'S', host: this.host, text: replyText(reply), tookMs: Math.max(0, at - this.lastSentAt), ...placeOf(step) });
   }
 
+  /** Something every recipient of the group shares that no line of it says (the message it goes on in). */
+  groupEvent(text: string): void {
+    this.group.push({ at: this.now(), dir: '-', host: this.host, text, index: SHARED });
+  }
+
   /** The group broke (a timeout, a drop, replies out of step): every recipient sees why. */
   groupFailed(detail: string): void {
     this.group.push({ at: this.now(), dir: '-', host: this.host, text: detail, index: SHARED });

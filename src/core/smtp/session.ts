@@ -388,6 +388,7 @@ export class ProbeSession {
     if (open) {
       result.mail = open.mail;
       result.mails[0] = open.mail;
+      this.transcript.groupEvent(`in the message this session opened before (MAIL FROM:<${this.settings.mailFrom}> answered ${open.mail.code}; ${open.rcpts} recipients asked in it so far)`);
     } else if (this.needsReset) {
       steps.push({ step: 'rset', index: -1 });
       commands.push('RSET\r\n');

@@ -28,7 +28,7 @@ function entries(n: number, urgent = 0): { list: Entry[]; results: HostResult[] 
 
 function group(rcpt: Array<ReturnType<typeof parseReplyText> | undefined>, more: Partial<TransactionResult> = {}): TransactionResult {
   const mail = more.mail === undefined ? OK : more.mail;
-  return { mail, mails: [mail], transactionOf: rcpt.map(() => 0), rcpt, failure: null, verified: true, closed: false, desync: false, slowdownAfter: null, slowEhlo: false, slowQuit: false, slowRejections: 0, closedAfterGreeting: false, ...more };
+  return { mail, mails: [mail], transactionOf: rcpt.map(() => 0), rcptsBefore: 0, rcpt, failure: null, verified: true, closed: false, desync: false, slowdownAfter: null, slowEhlo: false, slowQuit: false, slowRejections: 0, closedAfterGreeting: false, ...more };
 }
 
 const outcomes = (results: HostResult[]): string[] => results.map((r) => (r.kind === 'final' ? r.outcome.kind : r.kind));

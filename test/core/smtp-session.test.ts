@@ -133,6 +133,27 @@ describe('probe session protocol corners', () => {
     assert.equal(commands.filter((c) => c.startsWith('RCPT')).length, recipients.length, 'each recipient asked once');
   });
 
+  test('a lockstep session goes on in one message; a 452 4.5.3 there teaches the whole message\'s count, not the last group\'s', async (t) => {
+    // No PIPELINING offered, and a per-message limit of 6: the second group of 4, going on in the
+    // message opened by the first, gets two 250s and two 452s — the limit is 6, not 2.
+    const server = await startScriptedSmtp((line, ctx) => {
+      if (line.startsWith('EHLO')) return ['250-scripted.test', '250 SMTPUTF8'];
+      if (line.startsWith('RCPT') && ctx.rcptsInTransaction > 6) return '452 4.5.3 Too many recipients';
+      return defaultScript(line, ctx);
+    });
+    t.after(() => server.close());
+    const queue = scriptedQueue(t, server.port, { maxAttempts: 5 });
+    const recipients = Array.from({ length: 16 }, (_, i) => `user${i}@x.test`);
+    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
+    assert.deepEqual(results.map(codeOf), recipients.map(() => 250));
+    const messages = server.sessions.flatMap((commands) =>
+      commands.join('\n').split(/^MAIL FROM:.*$/m).slice(1).map((tx) => tx.split('\n').filter((c) => c.startsWith('RCPT')).length),
+    );
+    assert.ok((messages[0] ?? 0) > 4, `the first message went on past its first group: ${messages.join(', ')}`);
+    assert.ok(messages.slice(1).every((n) => n <= 6), `messages after the first keep to 6: ${messages.join(', ')}`);
+    assert.ok(messages.slice(1, -1).every((n) => n > 2), `the limit learnt is the message's 6, not the group's 2: ${messages.join(', ')}`);
+  });
+
   test('groups the host cut after answering part of them are progress: they do not use up the refusal budget', async (t) => {
     // Two sessions in a row answer three RCPTs, then close with a 421 (a limit not yet learnt):
     // everyone in those groups is asked again. With one refusal allowed per recipient

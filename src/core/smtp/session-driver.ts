@@ -166,8 +166,10 @@ function readGroup(state: HostState, session: ProbeSession, sendable: Entry[], r
   }
   const reading = readGroupReplies(sendable, result);
   // 452 4.5.3: the server's recipient limit (RFC 5321 §4.5.3.1.10).
-  if (reading.tooMany.length > 0 && reading.answered > 0 && reading.answered < state.profile.rcptLimit) {
-    state.profile.rcptLimit = reading.answered;
+  // A group that went on in an open message counts the recipients the message took before it.
+  const inMessage = result.rcptsBefore + reading.answered;
+  if (reading.tooMany.length > 0 && inMessage > 0 && inMessage < state.profile.rcptLimit) {
+    state.profile.rcptLimit = inMessage;
     void learning.save(host);
   }
   const throttle = reading.throttle;

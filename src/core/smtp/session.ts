@@ -87,6 +87,8 @@ export interface TransactionResult {
   mails: Array<SmtpReply | null>;
   /** The transaction (index into `mails`) each recipient went in. */
   transactionOf: number[];
+  /** Recipients the message already had before this group (a lockstep group going on in an open message); 0 otherwise. */
+  rcptsBefore: number;
   /** One entry per recipient, undefined when no reply arrived for it. */
   rcpt: Array<SmtpReply | undefined>;
   /** Set when the session is no longer usable. */
@@ -363,6 +365,7 @@ export class ProbeSession {
       mail: null,
       mails: Array.from({ length: transactionCount }, () => null),
       transactionOf,
+      rcptsBefore: open?.rcpts ?? 0,
       rcpt: recipients.map(() => undefined),
       failure: null,
       verified: false,

@@ -38,6 +38,18 @@ function scriptedQueue(t: TestContext, port: number, more: Partial<HostQueueSett
   return queue;
 }
 
+/** `count` addresses (user0@x.test…) submitted at once; their results in order. */
+function submitUsers(queue: HostQueue, count: number): Promise<HostResult[]> {
+  return Promise.all(Array.from({ length: count }, (_, i) => queue.submit({ recipient: `user${i}@x.test`, needsUtf8: false })));
+}
+
+/** RCPTs of each message (each MAIL FROM) the scripted server took, session after session. */
+function rcptsPerMessage(sessions: readonly string[][]): number[] {
+  return sessions.flatMap((commands) =>
+    commands.join('\n').split(/^MAIL FROM:.*$/m).slice(1).map((tx) => tx.split('\n').filter((c) => c.startsWith('RCPT')).length),
+  );
+}
+
 const codeOf = (r: HostResult): number | string =>
   r.kind === 'final' ? (r.outcome.kind === 'reply' ? r.outcome.reply.code : r.outcome.kind === 'failure' ? r.outcome.failure.kind : r.outcome.kind) : 'failover';
 
@@ -105,11 +117,9 @@ describe('probe session protocol corners', () => {
     });
     t.after(() => server.close());
     const queue = scriptedQueue(t, server.port, { maxRcptsPerTransaction: 4 });
-    const recipients = Array.from({ length: 16 }, (_, i) => `user${i}@x.test`);
-    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
-    assert.deepEqual(results.map(codeOf), recipients.map(() => 250));
+    assert.deepEqual((await submitUsers(queue, 16)).map(codeOf), Array.from({ length: 16 }, () => 250));
     const rcpts = server.sessions.flat().filter((c) => c.startsWith('RCPT')).length;
-    assert.equal(rcpts, recipients.length, 'each recipient asked once: the answers before the 421 were in step');
+    assert.equal(rcpts, 16, 'each recipient asked once: the answers before the 421 were in step');
     // The lesson: at most two greetings per session from then on (the session that met the 421 aside).
     assert.ok(server.sessions.slice(1).every((commands) => commands.filter((c) => c.startsWith('EHLO')).length <= 2), JSON.stringify(server.sessions));
   });
@@ -143,12 +153,8 @@ describe('probe session protocol corners', () => {
     });
     t.after(() => server.close());
     const queue = scriptedQueue(t, server.port, { maxAttempts: 5 });
-    const recipients = Array.from({ length: 16 }, (_, i) => `user${i}@x.test`);
-    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
-    assert.deepEqual(results.map(codeOf), recipients.map(() => 250));
-    const messages = server.sessions.flatMap((commands) =>
-      commands.join('\n').split(/^MAIL FROM:.*$/m).slice(1).map((tx) => tx.split('\n').filter((c) => c.startsWith('RCPT')).length),
-    );
+    assert.deepEqual((await submitUsers(queue, 16)).map(codeOf), Array.from({ length: 16 }, () => 250));
+    const messages = rcptsPerMessage(server.sessions);
     assert.ok((messages[0] ?? 0) > 4, `the first message went on past its first group: ${messages.join(', ')}`);
     assert.ok(messages.slice(1).every((n) => n <= 6), `messages after the first keep to 6: ${messages.join(', ')}`);
     assert.ok(messages.slice(1, -1).every((n) => n > 2), `the limit learnt is the message's 6, not the group's 2: ${messages.join(', ')}`);
@@ -198,13 +204,9 @@ describe('probe session protocol corners', () => {
     );
     t.after(() => server.close());
     const queue = scriptedQueue(t, server.port, { maxAttempts: 5 });
-    const recipients = Array.from({ length: 12 }, (_, i) => `user${i}@x.test`);
-    const results = await Promise.all(recipients.map((recipient) => queue.submit({ recipient, needsUtf8: false })));
-    assert.deepEqual(results.map(codeOf), recipients.map(() => 250));
+    assert.deepEqual((await submitUsers(queue, 12)).map(codeOf), Array.from({ length: 12 }, () => 250));
     // The first group (QUIT pipelined behind it) learns the limit; every later transaction keeps to it.
-    const transactions = server.sessions.flatMap((commands) =>
-      commands.join('\n').split(/^MAIL FROM:.*$/m).slice(1).map((tx) => tx.split('\n').filter((c) => c.startsWith('RCPT')).length),
-    );
+    const transactions = rcptsPerMessage(server.sessions);
     assert.ok((transactions[0] ?? 0) > 4, `first transaction: ${transactions[0]}`);
     assert.ok(transactions.slice(1).every((n) => n <= 4), `transactions after the first: ${transactions.slice(1).join(', ')}`);
     assert.ok(server.sessions.length <= 2, `${server.sessions.length} sessions`);

@@ -27,8 +27,7 @@ function entries(n: number, urgent = 0): { list: Entry[]; results: HostResult[] 
 }
 
 function group(rcpt: Array<ReturnType<typeof parseReplyText> | undefined>, more: Partial<TransactionResult> = {}): TransactionResult {
-  const mail = more.mail === undefined ? OK : more.mail;
-  return { mail, mails: [mail], transactionOf: rcpt.map(() => 0), rcptsBefore: 0, rcpt, failure: null, verified: true, closed: false, desync: false, slowdownAfter: null, slowEhlo: false, slowQuit: false, slowRejections: 0, closedAfterGreeting: false, ...more };
+  return { mails: [OK], transactionOf: rcpt.map(() => 0), rcptsBefore: 0, rcpt, failure: null, verified: true, closed: false, desync: false, slowdownAfter: null, slowEhlo: false, slowQuit: false, slowRejections: 0, closedAfterGreeting: false, ...more };
 }
 
 const outcomes = (results: HostResult[]): string[] => results.map((r) => (r.kind === 'final' ? r.outcome.kind : r.kind));
@@ -55,10 +54,10 @@ describe("a group's replies, read (group-replies.ts)", () => {
 
   test('a refused MAIL answers for every recipient: mail_rejected, unless it throttles us (then all go back unasked)', () => {
     const refused = entries(2);
-    readGroupReplies(refused.list, group([undefined, undefined], { mail: UNKNOWN }));
+    readGroupReplies(refused.list, group([undefined, undefined], { mails: [UNKNOWN] }));
     assert.deepEqual(outcomes(refused.results), ['mail_rejected', 'mail_rejected']);
     const throttled = entries(2);
-    const reading = readGroupReplies(throttled.list, group([undefined, undefined], { mail: RATE }));
+    const reading = readGroupReplies(throttled.list, group([undefined, undefined], { mails: [RATE] }));
     assert.equal(reading.paused.length, 2);
     assert.deepEqual(throttled.results, []);
   });

@@ -84,7 +84,7 @@ describe('real OpenSMTPD, one lockstep session: groups go on in one message', { 
       if (g > 0) assert.equal(session.canGoOn(group.length, false, 100), true, 'the message is open');
       const result = await session.transaction(group, false, 'none', undefined, g > 0);
       assert.equal(result.verified, true);
-      assert.equal(result.mail?.code, 250);
+      assert.equal(result.mails[0]?.code, 250);
       codes.push(...result.rcpt.map((r) => r?.code ?? 0));
       const lines = session.transcript.groupBuckets(group.length)[0] ?? [];
       sent.push(...lines.filter((line) => line.dir === 'C').map((line) => line.text.split(':')[0] ?? ''));

@@ -32,20 +32,20 @@ export async function serveSession(
   const { line, settings } = state;
   let farewell: Promise<unknown> | undefined;
   let after: AfterGroup = 'open';
-  let transactions = 0;
   /** Recipients this session has carried (probes counted: a per-connection cap counts every RCPT). */
   let carried = 0;
   const maxTransactions = Math.min(settings.maxTransactionsPerSession, state.profile.transactions);
   // One group per session when the host's replies once fell out of step, or pipelined groups cannot be checked by a repeated EHLO.
   const oneGroup = onlyOneGroup(session);
   try {
-    while (after === 'open' && !state.closing && transactions < maxTransactions) {
+    // The session counts its transactions (session.ts): several in a group, none for a group going on in an open message.
+    while (after === 'open' && !state.closing && session.transactionsDone < maxTransactions) {
       if (!session.usable) {
         // A handshake that used up the session's lifetime: the host is too slow to probe.
-        if (transactions === 0) openFailed({ kind: 'timeout', step: 'banner', reply: null, detail: 'handshake used the whole session deadline' });
+        if (session.transactionsDone === 0) openFailed({ kind: 'timeout', step: 'banner', reply: null, detail: 'handshake used the whole session deadline' });
         break;
       }
-      if (transactions > 0 && errorRoom(state.profile, session.errors) < 1) break; // budget spent: the next recipients get a fresh session
+      if (session.transactionsDone > 0 && errorRoom(state.profile, session.errors) < 1) break; // budget spent: the next recipients get a fresh session
       const plan = planGroup(
         groupPlanInput(state.profile, {
           waiting: line.length,
@@ -58,7 +58,7 @@ export async function serveSession(
           setupRounds: state.link.setupRounds,
           estimate: state.learning.refusals(state.host),
           pipelined: session.pipelined,
-          transactionsLeft: maxTransactions - transactions,
+          transactionsLeft: maxTransactions - session.transactionsDone,
           transactionsPerSession: maxTransactions,
         }),
       );
@@ -74,24 +74,20 @@ export async function serveSession(
         oneGroup,
         greetings: session.greetings,
         greetingsLimit: state.profile.greetings,
-        lastTransaction: transactions + Math.max(1, plan.transactions.length) >= maxTransactions,
+        lastTransaction: session.transactionsDone + Math.max(1, plan.transactions.length) >= maxTransactions,
         roomAfter: plan.roomAfter,
         rcptsLeftAfter: rcptsLeft === null ? null : rcptsLeft - plan.size,
       });
       const before = carried;
       carried += batch.length;
       state.counts.busy++;
-      let ran = 1;
       try {
         const rcptLimit = Math.min(settings.maxRcptsPerTransaction, state.profile.rcptLimit);
         const goOn = goesOnInMessage(session.pipelined, state.profile) && session.canGoOn(batch.length, batch.some((e) => e.target.needsUtf8), rcptLimit);
-        const group = await runGroup(state, session, messagesOf(batch, plan.transactions), final, before, goOn);
-        after = group.after;
-        ran = group.transactions;
+        after = await runGroup(state, session, messagesOf(batch, plan.transactions), final, before, goOn);
       } finally {
         state.counts.busy--;
       }
-      transactions += ran;
       // A group that ended the session without QUIT (the host answers QUIT late): QUIT follows now.
       if (final && after === 'open') break;
     }
@@ -123,11 +119,11 @@ function messagesOf(batch: readonly Entry[], sizes: readonly number[]): Entry[][
 /**
  * One group for a chunk — one transaction, or several split by RSET — ended by QUIT when
  * `final`, else by EHLO when pipelined (nothing in lockstep); its replies count once the group
- * ended in step. Returns what the session does next and how many transactions it ran.
+ * ended in step. Returns what the session does next.
  */
-async function runGroup(state: HostState, session: ProbeSession, messages: Entry[][], final: boolean, carriedBefore: number, goOn: boolean): Promise<{ after: AfterGroup; transactions: number }> {
+async function runGroup(state: HostState, session: ProbeSession, messages: Entry[][], final: boolean, carriedBefore: number, goOn: boolean): Promise<AfterGroup> {
   const sendableMessages = messages.map((message) => sendableIn(message, session.capabilities.smtputf8)).filter((message) => message.length > 0);
-  if (sendableMessages.length === 0) return { after: 'open', transactions: 0 };
+  if (sendableMessages.length === 0) return 'open';
   const sendable = sendableMessages.flat();
   const result = await session.transaction(
     sendable.map((e) => e.target.recipient),
@@ -136,8 +132,7 @@ async function runGroup(state: HostState, session: ProbeSession, messages: Entry
     sendableMessages.map((message) => message.length),
     goOn,
   );
-  // Going on in the open message started no transaction.
-  return { after: readGroup(state, session, sendable, result, carriedBefore), transactions: goOn ? 0 : result.mails.length };
+  return readGroup(state, session, sendable, result, carriedBefore);
 }
 
 /** What a group's replies mean for its recipients and its host, and what the session does next. */

@@ -81,9 +81,7 @@ export interface Capabilities {
 }
 
 export interface TransactionResult {
-  /** Reply to the group's first MAIL FROM; null when the session failed before it arrived. */
-  mail: SmtpReply | null;
-  /** Reply to each transaction's MAIL FROM (one transaction unless the group carried several); null when none arrived. */
+  /** Reply to each transaction's MAIL FROM (one transaction unless the group carried several); null when none arrived (the session failed before it). */
   mails: Array<SmtpReply | null>;
   /** The transaction (index into `mails`) each recipient went in. */
   transactionOf: number[];
@@ -362,7 +360,6 @@ export class ProbeSession {
     const open = goOn && this.canGoOn(recipients.length, smtputf8) ? this.openMessage : null;
     this.openMessage = null;
     const result: TransactionResult = {
-      mail: null,
       mails: Array.from({ length: transactionCount }, () => null),
       transactionOf,
       rcptsBefore: open?.rcpts ?? 0,
@@ -389,7 +386,6 @@ export class ProbeSession {
     const steps: GroupStep[] = [];
     const commands: string[] = [];
     if (open) {
-      result.mail = open.mail;
       result.mails[0] = open.mail;
       this.transcript.groupEvent(`in the message this session opened before (MAIL FROM:<${this.settings.mailFrom}> answered ${open.mail.code}; ${open.rcpts} recipients asked in it so far)`);
     } else if (this.needsReset) {
@@ -493,10 +489,8 @@ export class ProbeSession {
       }
       if (reply.code === 421) return this.fail(result, failureFromReply(reply, step));
       if (reply.code >= 400) this.errors++;
-      if (step === 'mail') {
-        result.mails[transaction] = reply;
-        result.mail ??= reply;
-      } else if (step === 'rcpt') {
+      if (step === 'mail') result.mails[transaction] = reply;
+      else if (step === 'rcpt') {
         const mail = result.mails[transaction];
         if (mail && is2xx(mail)) result.rcpt[index] = reply;
       }

@@ -230,9 +230,14 @@ export class HostLearning {
 
   /** The host holds every reply of ours, whatever it answers (a penalised client). */
   everyReplySlow(host: string): boolean {
+    return this.flag(host, 'slowEveryReply', true);
+  }
+
+  /** Sets one of the profile's yes/no lessons; true when that changed it. */
+  private flag(host: string, lesson: 'slowEveryReply' | 'slowQuit' | 'noSessionErrors', value: boolean): boolean {
     const profile = this.profile(host);
-    if (profile.slowEveryReply) return false;
-    profile.slowEveryReply = true;
+    if (profile[lesson] === value) return false;
+    profile[lesson] = value;
     return true;
   }
 
@@ -273,26 +278,17 @@ export class HostLearning {
 
   /** The host's 221 came well after its QUIT was read. */
   quitSlow(host: string): boolean {
-    const profile = this.profile(host);
-    if (profile.slowQuit) return false;
-    profile.slowQuit = true;
-    return true;
+    return this.flag(host, 'slowQuit', true);
   }
 
   /** The host keeps no count of refused recipients per session (its banner names such an MTA): sessions plan no error budget of their own. */
   noSessionErrorCount(host: string): boolean {
-    const profile = this.profile(host);
-    if (profile.noSessionErrors) return false;
-    profile.noSessionErrors = true;
-    return true;
+    return this.flag(host, 'noSessionErrors', true);
   }
 
   /** The host showed a limit per session after all: the session budget applies again. */
   private errorsPerSession(host: string): boolean {
-    const profile = this.profile(host);
-    if (!profile.noSessionErrors) return false;
-    profile.noSessionErrors = false;
-    return true;
+    return this.flag(host, 'noSessionErrors', false);
   }
 
   /**

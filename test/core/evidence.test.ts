@@ -168,6 +168,26 @@ describe('evidence is bounded', () => {
 });
 
 describe('a session\'s transcript, attributed', () => {
+  test('a group of several messages: each recipient sees its own message\'s MAIL and RSET, the EHLO that ends the group, and its own RCPT', () => {
+    const transcript = new SessionTranscript('mx.test', () => 100, '192.0.2.7');
+    transcript.begin();
+    const steps = [
+      { step: 'mail', index: -1, transaction: 0 },
+      { step: 'rcpt', index: 0, transaction: 0 },
+      { step: 'rset', index: -1, transaction: 0 },
+      { step: 'mail', index: -1, transaction: 1 },
+      { step: 'rcpt', index: 1, transaction: 1 },
+      { step: 'ehlo', index: -1 },
+    ];
+    const commands = ['MAIL FROM:<p@x.test>', 'RCPT TO:<a@x.test>', 'RSET', 'MAIL FROM:<p@x.test>', 'RCPT TO:<b@x.test>', 'EHLO probe.example'];
+    transcript.groupSent(steps, commands);
+    const replies = ['250 ok', '250 a ok', '250 reset 0', '250 ok', '550 b unknown', '250 mx.test'];
+    steps.forEach((step, i) => transcript.groupReplied(step, parseReplyText(replies[i] ?? ''), 101));
+    const [a, b] = transcript.groupBuckets(2).map((lines) => lines.map((line) => line.text));
+    assert.deepEqual(a, ['MAIL FROM:<p@x.test>', 'RCPT TO:<a@x.test>', 'RSET', 'EHLO probe.example', '250 ok', '250 a ok', '250 reset 0', '250 mx.test']);
+    assert.deepEqual(b, ['MAIL FROM:<p@x.test>', 'RCPT TO:<b@x.test>', 'EHLO probe.example', '250 ok', '550 b unknown', '250 mx.test']);
+  });
+
   test('each recipient of a pipelined group gets the opening once, the shared lines and its own RCPT only', () => {
     let now = 100;
     const clock = () => now;

@@ -96,8 +96,13 @@ export class SessionTranscript {
     const transactionOf = new Map<number, number>();
     for (const line of this.group) if (line.index !== SHARED && line.transaction !== undefined) transactionOf.set(line.index, line.transaction);
     for (const line of this.group) {
-      if (line.index !== SHARED) buckets[line.index]?.push(line);
-      else buckets.forEach((bucket, i) => (line.transaction === undefined || line.transaction === (transactionOf.get(i) ?? line.transaction) ? bucket.push(line) : undefined));
+      if (line.index !== SHARED) {
+        buckets[line.index]?.push(line);
+        continue;
+      }
+      buckets.forEach((bucket, i) => {
+        if (line.transaction === undefined || line.transaction === (transactionOf.get(i) ?? line.transaction)) bucket.push(line);
+      });
     }
     return buckets;
   }
@@ -105,8 +110,8 @@ export class SessionTranscript {
 
 /** Where a group's line belongs: a RCPT to its recipient, MAIL and RSET to their transaction, the rest to everyone. */
 function placeOf({ step, index, transaction }: Step): { index: number; transaction?: number } {
-  if (step === 'rcpt') return transaction === undefined ? { index } : { index, transaction };
-  return transaction === undefined ? { index: SHARED } : { index: SHARED, transaction };
+  const place = { index: step === 'rcpt' ? index : SHARED };
+  return transaction === undefined ? place : { ...place, transaction };
 }
 
 /**

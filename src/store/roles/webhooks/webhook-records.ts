@@ -99,21 +99,32 @@ export function batchEventPayload(input: {
   });
 }
 
+/** What both events of a single check say of it: which check, for which caller, and when. */
+interface CheckEventInput {
+  engineJobId: string;
+  requestId: string | null;
+  email: string;
+  sandbox: boolean;
+  at: Date;
+}
+
+/** The keys `verification.completed` and `verification.failed` share, first in their `data`, in this order. */
+function checkEventKeys(input: CheckEventInput): { engineJobId: string; requestId: string | null; email: string; sandbox: boolean } {
+  return { engineJobId: input.engineJobId, requestId: input.requestId, email: input.email, sandbox: input.sandbox };
+}
+
 /**
  * The payload of `verification.completed` for a check answered 202: keyed by the `engineJobId`
  * and `requestId` the 202 carried (the first 202's, when it was replayed), with the final result
  * in the shape a 200 of `POST /v1/verify` has.
  */
-export function verificationEventPayload(input: { engineJobId: string; requestId: string | null; email: string; sandbox: boolean; result: StoredResult; at: Date }): string {
+export function verificationEventPayload(input: CheckEventInput & { result: StoredResult }): string {
   const r = input.result;
   return JSON.stringify({
     type: 'verification.completed',
     timestamp: input.at.toISOString(),
     data: {
-      engineJobId: input.engineJobId,
-      requestId: input.requestId,
-      email: input.email,
-      sandbox: input.sandbox,
+      ...checkEventKeys(input),
       status: 'completed',
       presend: r.envelope,
       decision: r.legacy,
@@ -128,15 +139,12 @@ export function verificationEventPayload(input: { engineJobId: string; requestId
  * and the error a replay of the 202 now answers (502 `engine_unavailable`), and no envelope — a
  * failed check has none, as `batch.failed` carries an `errorCode` and no results.
  */
-export function verificationFailedPayload(input: { engineJobId: string; requestId: string | null; email: string; sandbox: boolean; at: Date }): string {
+export function verificationFailedPayload(input: CheckEventInput): string {
   return JSON.stringify({
     type: 'verification.failed',
     timestamp: input.at.toISOString(),
     data: {
-      engineJobId: input.engineJobId,
-      requestId: input.requestId,
-      email: input.email,
-      sandbox: input.sandbox,
+      ...checkEventKeys(input),
       status: 'failed',
       errorCode: 'engine_unavailable',
     },
